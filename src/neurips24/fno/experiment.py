@@ -1,0 +1,157 @@
+"""The chapter's three experiments, sized by the run scale (``neurips24.scale``).
+
+- ``run_correlation``: tanh FNOs, Monte Carlo order parameter vs the mean-field recursion (σ², K grid).
+- ``run_gradients``: ReLU FNOs, ‖∂ℓ/∂Z^l‖ per layer by backprop (σ², K grid).
+- ``run_training``: deep ReLU FNOs trained on the heat equation from several initial σ².
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from ..scale import check_scale
+from .data import heat_dataset
+from .layer import split_sigma2
+from .meanfield import correlation_recursion
+from .model import DeepFNO, init_gaussian_, input_gradient_norms
+from .montecarlo import simulate_correlation
+from .train import train_fno
+
+CONFIG = {
+    "fast": {
+        "correlation": dict(n_grid=64, width=128, depth=30, n_seeds=3, sigma2=[0.8, 1.2, 2.0, 3.0],
+                            n_modes=[2, 8, 32], sigma_b2=0.05, deep=150),
+        "gradients": dict(n_grid=64, width=64, depth=20, n_seeds=4, sigma2=[1.0, 2.0, 4.0],
+                          n_modes=[2, 8, 32], batch=16),
+        "training": dict(n_grid=64, width=16, depth=32, n_modes=8, n_seeds=2, sigma2=[0.5, 2.0, 8.0],
+                         steps=100, n_train=256, n_test=128, sigma_b2=0.1),
+    },
+    "full": {
+        "correlation": dict(n_grid=64, width=256, depth=40, n_seeds=4,
+                            sigma2=[0.5, 0.8, 1.0, 1.2, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0],
+                            n_modes=[2, 4, 8, 16, 32], sigma_b2=0.05, deep=400),
+        "gradients": dict(n_grid=64, width=128, depth=32, n_seeds=4, sigma2=[0.5, 1.0, 1.5, 2.0, 3.0, 4.0],
+                          n_modes=[2, 8, 32], batch=8),
+        "training": dict(n_grid=64, width=32, depth=32, n_modes=8, n_seeds=4,
+                         sigma2=[0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 8.0],
+                         steps=1000, n_train=1024, n_test=256, sigma_b2=0.1),
+    },
+}
+
+
+def two_inputs(n_grid: int = 64) -> np.ndarray:
+    """Two fixed, partly correlated input functions u^α, u^β on the grid x = 0, 1/N, ...: (2, N) float64."""
+    x = np.arange(n_grid) / n_grid
+    return np.stack([np.sin(2 * np.pi * x) + 0.5 * np.cos(6 * np.pi * x),
+                     np.sin(2 * np.pi * x + 0.6) + 0.3 * np.sin(10 * np.pi * x)])
+
+
+@dataclass
+class CorrelationResult:
+    sigma2: np.ndarray          # (S,) total weight variance σ²
+    n_modes: list               # K values
+    c_mc: np.ndarray            # (len(K), S, seeds, L + 1) Monte Carlo c_l
+    c_mf: np.ndarray            # (len(K), S, L + 1) mean-field c_l, eq. (4)-(6)
+    c_deep: np.ndarray          # (len(K), deep + 1) mean-field c_l at σ² = 2 to a large depth
+    config: dict
+
+    def c_end(self, last: int = 5) -> np.ndarray:
+        """Monte Carlo c averaged over the last ``last`` layers and the seeds: (len(K), S).
+
+        One finite network's c_l fluctuates by ±0.05 from layer to layer in the chaotic phase; averaging
+        the last layers (where c_l has settled) and the seeds estimates the depth-L value more stably.
+        """
+        return self.c_mc[..., -last:].mean(axis=(-1, -2))
+
+    def c_mf_end(self, last: int = 5) -> np.ndarray:
+        """Mean-field c averaged over the same last layers: (len(K), S)."""
+        return self.c_mf[..., -last:].mean(axis=-1)
+
+
+def run_correlation(scale: str = "fast", variant: str = "with_w", seed: int = 0) -> CorrelationResult:
+    """Monte Carlo vs mean-field order parameter for tanh FNOs over the (σ², K) grid of the scale."""
+    cfg = CONFIG[check_scale(scale)]["correlation"]
+    u = two_inputs(cfg["n_grid"])
+    c_mc, c_mf, c_deep = [], [], []
+    for K in tqdm(cfg["n_modes"], desc="K", disable=None):
+        c, _ = simulate_correlation(u, cfg["sigma2"], n_modes=K, depth=cfg["depth"], width=cfg["width"],
+                                    activation="tanh", sigma_b2=cfg["sigma_b2"], variant=variant,
+                                    n_seeds=cfg["n_seeds"], seed=seed + K)
+        c_mc.append(c)
+        c_mf.append([correlation_recursion(u, **_split(s, variant), sigma_b2=cfg["sigma_b2"], n_modes=K,
+                                           depth=cfg["depth"], activation="tanh")[0] for s in cfg["sigma2"]])
+        c_deep.append(correlation_recursion(u, **_split(2.0, variant), sigma_b2=cfg["sigma_b2"], n_modes=K,
+                                            depth=cfg["deep"], activation="tanh")[0])
+    return CorrelationResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), np.array(c_mc), np.array(c_mf),
+                             np.array(c_deep), dict(cfg, variant=variant))
+
+
+def _split(sigma2, variant):
+    sigma_w2, sigma_r2 = split_sigma2(sigma2, variant)
+    return {"sigma_w2": sigma_w2, "sigma_r2": sigma_r2}
+
+
+@dataclass
+class GradientResult:
+    sigma2: np.ndarray          # (S,)
+    n_modes: list               # K values
+    norms: np.ndarray           # (len(K), S, seeds, L + 1) ‖∂ℓ/∂Z^l‖
+    config: dict
+
+    def slopes(self, skip_top: int = 1) -> np.ndarray:
+        """Fitted gain per layer, d log‖∂ℓ/∂Z^l‖ / d(L − l), over layers 0..L − skip_top: (len(K), S, seeds).
+
+        The top ``skip_top`` layers are left out: the loss gradient at Z^L is white noise, and the first
+        spectral layer below it keeps only the (2K − 1)/N of its energy in the kept modes, a one-off drop
+        that is not part of the per-layer gain.
+        """
+        logs = np.log(self.norms[..., : self.norms.shape[-1] - skip_top])
+        layers = np.arange(logs.shape[-1])
+        flat = logs.reshape(-1, logs.shape[-1]).T
+        return -np.polyfit(layers, flat, 1)[0].reshape(logs.shape[:-1])
+
+    def ratio(self) -> np.ndarray:
+        """‖∂ℓ/∂Z^0‖ / ‖∂ℓ/∂Z^L‖: (len(K), S, seeds)."""
+        return self.norms[..., 0] / self.norms[..., -1]
+
+
+def run_gradients(scale: str = "fast", variant: str = "spectral", seed: int = 0) -> GradientResult:
+    """Backpropagated gradient norms per layer for ReLU FNOs over the (σ², K) grid of the scale."""
+    cfg = CONFIG[check_scale(scale)]["gradients"]
+    norms = np.zeros((len(cfg["n_modes"]), len(cfg["sigma2"]), cfg["n_seeds"], cfg["depth"] + 1))
+    for i, K in enumerate(tqdm(cfg["n_modes"], desc="K", disable=None)):
+        for j, s in enumerate(cfg["sigma2"]):
+            for r in range(cfg["n_seeds"]):
+                gen = torch.Generator().manual_seed(seed + 1000 * r + 10 * j + i)
+                model = init_gaussian_(DeepFNO(cfg["depth"], cfg["width"], K, cfg["n_grid"], "relu"),
+                                       s, 0.0, variant, gen)
+                u = torch.randn(cfg["batch"], cfg["n_grid"], dtype=torch.float64, generator=gen)
+                norms[i, j, r] = input_gradient_norms(model, u, gen).numpy()
+    return GradientResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), norms, dict(cfg, variant=variant))
+
+
+@dataclass
+class TrainingResult:
+    sigma2: np.ndarray          # (S,)
+    train_loss: np.ndarray      # (S, seeds, steps) relative L2 (inf after divergence)
+    test_loss: np.ndarray       # (S, seeds) relative L2 on held-out pairs
+    config: dict
+
+
+def run_training(scale: str = "fast", seed: int = 0) -> TrainingResult:
+    """Train deep ReLU FNOs without skip connections on the heat equation from each initial σ²."""
+    cfg = CONFIG[check_scale(scale)]["training"]
+    n = cfg["n_train"]
+    u0, uT = heat_dataset(n + cfg["n_test"], cfg["n_grid"], seed=seed)
+    train = np.zeros((len(cfg["sigma2"]), cfg["n_seeds"], cfg["steps"]))
+    test = np.zeros((len(cfg["sigma2"]), cfg["n_seeds"]))
+    runs = [(j, r) for j in range(len(cfg["sigma2"])) for r in range(cfg["n_seeds"])]
+    for j, r in tqdm(runs, desc="training runs", disable=None):
+        out = train_fno(u0[:n], uT[:n], u0[n:], uT[n:], sigma2=cfg["sigma2"][j], depth=cfg["depth"],
+                        width=cfg["width"], n_modes=cfg["n_modes"], sigma_b2=cfg["sigma_b2"],
+                        steps=cfg["steps"], seed=seed + r)
+        train[j, r], test[j, r] = out["train_loss"], out["test_loss"]
+    return TrainingResult(np.array(cfg["sigma2"]), train, test, cfg)
