@@ -11,7 +11,7 @@ def plot_correlation(res: CorrelationResult):
     """c_l against layer l: Monte Carlo (points, mean over seeds) and mean field (lines), one panel per K."""
     fig, axes = plt.subplots(1, len(res.n_modes), figsize=(4.0 * len(res.n_modes), 3.4), sharey=True)
     layers = np.arange(res.c_mc.shape[-1])
-    for ax, K, mc, mf in zip(np.atleast_1d(axes), res.n_modes, res.c_mc, res.c_mf):
+    for ax, K, mc, mf in zip(np.atleast_1d(axes), res.n_modes, res.c_mc, res.c_mf, strict=True):
         for j, s in enumerate(res.sigma2):
             line, = ax.plot(layers, mf[j], label=f"σ² = {s:g}")
             ax.plot(layers, mc[j].mean(0), "o", ms=3, color=line.get_color())
@@ -26,7 +26,7 @@ def plot_correlation(res: CorrelationResult):
 def plot_truncation_depth(res: CorrelationResult):
     """Mean-field c_l at σ² = 2 to a large depth for each K: truncation slows the approach to c*."""
     fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    for K, c in zip(res.n_modes, res.c_deep):
+    for K, c in zip(res.n_modes, res.c_deep, strict=True):
         ax.plot(np.arange(c.size), c, label=f"K = {K}")
     ax.set_xlabel("layer l")
     ax.set_ylabel("mean-field c_l at σ² = 2")
