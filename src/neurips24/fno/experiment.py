@@ -155,3 +155,55 @@ def run_training(scale: str = "fast", seed: int = 0) -> TrainingResult:
                         steps=cfg["steps"], seed=seed + r)
         train[j, r], test[j, r] = out["train_loss"], out["test_loss"]
     return TrainingResult(np.array(cfg["sigma2"]), train, test, cfg)
+
+
+PHASE = {
+    "fast": dict(sigma2=np.linspace(0.5, 4.0, 12).tolist(), n_modes=[2, 4, 8, 16, 32], depth=30, n_quad=24),
+    "full": dict(sigma2=np.linspace(0.5, 4.0, 36).tolist(), n_modes=[2, 4, 8, 16, 32], depth=40, n_quad=48),
+}
+
+
+def mean_field_phase(scale: str = "fast", variant: str = "with_w", sigma_b2: float = 0.05) -> dict:
+    """Mean-field c_L of tanh FNOs over a (σ², K) grid: the phase picture of the chapter.
+
+    Returns
+    -------
+    dict with 'sigma2' (S,), 'n_modes' (list of K), 'c' ((len(K), S) float64, c_L of eq. (6)), 'depth' (L).
+    """
+    cfg = PHASE[check_scale(scale)]
+    u = two_inputs(64)
+    c = np.array([[correlation_recursion(u, **_split(s, variant), sigma_b2=sigma_b2, n_modes=K,
+                                         depth=cfg["depth"], activation="tanh", n_quad=cfg["n_quad"])[0][-1]
+                   for s in cfg["sigma2"]] for K in cfg["n_modes"]])
+    return {"sigma2": np.array(cfg["sigma2"]), "n_modes": list(cfg["n_modes"]), "c": c, "depth": cfg["depth"]}
+
+
+def kernel_check(G: int = 8, D: int = 64, K: int = 16, seed: int = 0) -> dict | None:
+    """The CUDA mode-mix kernel against its NumPy reference on random data; ``None`` without a GPU.
+
+    Returns
+    -------
+    dict with 'max_abs_diff' (float), 'numpy_ms' and 'gpu_ms' (float, milliseconds per call).
+    """
+    import time
+
+    from ..backend import cupy_or_none
+    from .layer import mode_mix, mode_mix_reference
+
+    cp = cupy_or_none()
+    if cp is None:
+        return None
+    rng = np.random.default_rng(seed)
+    a_hat = rng.standard_normal((G, 2, D, K)) + 1j * rng.standard_normal((G, 2, D, K))
+    R = rng.standard_normal((G, K, D, D)) + 1j * rng.standard_normal((G, K, D, D))
+    t = time.perf_counter()
+    ref = mode_mix_reference(a_hat, R)
+    numpy_ms = 1e3 * (time.perf_counter() - t)
+    a_d, R_d = cp.asarray(a_hat), cp.asarray(R)
+    mode_mix(a_d, R_d)
+    cp.cuda.Device().synchronize()
+    t = time.perf_counter()
+    out = mode_mix(a_d, R_d)
+    cp.cuda.Device().synchronize()
+    gpu_ms = 1e3 * (time.perf_counter() - t)
+    return {"max_abs_diff": float(np.max(np.abs(out.get() - ref))), "numpy_ms": numpy_ms, "gpu_ms": gpu_ms}

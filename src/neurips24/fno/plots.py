@@ -68,15 +68,25 @@ def plot_training(res: TrainingResult):
     return fig
 
 
-def plot_phase(sigma2_grid, n_modes_grid, c_end, marker=None):
-    """Heat map of the mean-field correlation after L layers over (σ², K); optional marker (σ², K)."""
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    mesh = ax.pcolormesh(sigma2_grid, np.arange(len(n_modes_grid)), c_end, vmin=0, vmax=1, shading="nearest")
-    ax.set_yticks(np.arange(len(n_modes_grid)), [str(k) for k in n_modes_grid])
-    ax.set_xlabel("σ² (total weight variance)")
-    ax.set_ylabel("K (kept modes)")
-    fig.colorbar(mesh, ax=ax, label="mean-field c_L")
-    if marker is not None:
-        ax.plot(marker[0], n_modes_grid.index(marker[1]), "r*", ms=14)
+def plot_explore(phase: dict, sigma2: float, n_modes: int, sigma_b2: float = 0.05):
+    """The Explore figure: phase picture with a marker at (σ², K), and the mean-field c_l of that point."""
+    from .experiment import two_inputs
+    from .meanfield import correlation_recursion
+
+    c, _, _ = correlation_recursion(two_inputs(64), sigma_w2=sigma2 / 2, sigma_r2=sigma2 / 2, sigma_b2=sigma_b2,
+                                    n_modes=n_modes, depth=phase["depth"], activation="tanh")
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=(10, 3.6))
+    mesh = ax0.pcolormesh(phase["sigma2"], np.arange(len(phase["n_modes"])), phase["c"], vmin=0, vmax=1,
+                          shading="nearest")
+    ax0.set_yticks(np.arange(len(phase["n_modes"])), [str(k) for k in phase["n_modes"]])
+    ax0.plot(sigma2, phase["n_modes"].index(n_modes), "r*", ms=14)
+    ax0.set_xlabel("σ² (total weight variance)")
+    ax0.set_ylabel("K (kept modes)")
+    fig.colorbar(mesh, ax=ax0, label=f"mean-field c_L, L = {phase['depth']}")
+    ax1.plot(np.arange(c.size), c)
+    ax1.set_ylim(0, 1.05)
+    ax1.set_xlabel("layer l")
+    ax1.set_ylabel("mean-field c_l")
+    ax1.set_title(f"tanh, σ² = {sigma2:g}, K = {n_modes}, σ_b² = {sigma_b2:g}")
     fig.tight_layout()
     return fig
