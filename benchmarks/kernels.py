@@ -64,7 +64,8 @@ def main() -> None:
     sizes = SIZES[scale()]
     cp = cupy_or_none()
     peak = peak_bandwidth_gb_s(cp) if cp is not None else None
-    print(f"fno.mode_mix  {sizes}  (GPU: {'yes, peak %.0f GB/s' % peak if peak else 'none, CPU rows only'})")
+    gpu = f"yes, peak {peak:.0f} GB/s" if peak else "none, CPU rows only"
+    print(f"fno.mode_mix  {sizes}  (GPU: {gpu})")
     for name, seconds, nbytes in bench_mode_mix(**sizes):
         gbs = nbytes / seconds / 1e9
         frac = f"{gbs / peak:6.1%} of peak" if peak and "GPU" in name else ""

@@ -43,7 +43,8 @@ def device(requested: str | None = None) -> str:
     ------
     ValueError for any other value; RuntimeError for 'gpu' when CuPy or a CUDA device is missing.
     """
-    value = requested if requested is not None else os.environ.get(ENV_VAR, "auto").strip().lower() or "auto"
+    raw = requested if requested is not None else os.environ.get(ENV_VAR, "auto")
+    value = str(raw).strip().lower() or "auto"
     if value not in DEVICES:
         raise ValueError(f"device must be one of {DEVICES}, got {value!r}")
     if value == "cpu":

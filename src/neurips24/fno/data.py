@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .layer import check_positive
+from .layer import check_int, check_positive
 
 
 def heat_dataset(n_samples: int, n_grid: int = 64, nu: float = 0.01, t_final: float = 0.5,
@@ -33,9 +33,8 @@ def heat_dataset(n_samples: int, n_grid: int = 64, nu: float = 0.01, t_final: fl
     ------
     ValueError if an argument is out of range.
     """
-    if int(n_samples) != n_samples or n_samples < 1:
-        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
-    if int(n_grid) != n_grid or n_grid < 4 or n_grid % 2:
+    check_int("n_samples", n_samples, 1)
+    if check_int("n_grid", n_grid, 4) % 2:
         raise ValueError(f"n_grid must be an even integer >= 4, got {n_grid!r}")
     nu, t_final, k0 = check_positive("nu", nu), check_positive("t_final", t_final), check_positive("k0", k0)
     rng = np.random.default_rng(seed)

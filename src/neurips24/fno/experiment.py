@@ -27,7 +27,7 @@ CONFIG = {
         "gradients": dict(n_grid=64, width=64, depth=20, n_seeds=4, sigma2=[1.0, 2.0, 4.0],
                           n_modes=[2, 8, 32], batch=16),
         "training": dict(n_grid=64, width=16, depth=32, n_modes=8, n_seeds=2, sigma2=[0.5, 2.0, 8.0],
-                         steps=100, n_train=256, n_test=128, sigma_b2=0.1),
+                         steps=80, n_train=256, n_test=128, sigma_b2=0.1),
     },
     "full": {
         "correlation": dict(n_grid=64, width=256, depth=40, n_seeds=4,

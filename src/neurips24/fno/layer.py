@@ -34,6 +34,18 @@ def check_nonnegative(name: str, value) -> float:
     return v
 
 
+def check_int(name: str, value, minimum: int = 1) -> int:
+    """``int(value)`` if it is an integer (not a bool or float) >= ``minimum``.
+
+    Raises TypeError (not an integer) or ValueError (below ``minimum``), naming ``name``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
 def check_modes(n_modes: int, n_grid: int) -> int:
     """Validate the number of kept modes: 1 <= K <= N/2 (the Nyquist bin is never kept)."""
     if isinstance(n_modes, bool) or not isinstance(n_modes, (int, np.integer)):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from .layer import check_activation, check_modes, check_nonnegative
+from .layer import check_activation, check_int, check_modes, check_nonnegative
 
 N_QUAD = 48
 
@@ -30,6 +30,14 @@ def _phi(z, activation):
 
 def _dphi(z, activation):
     return 1.0 / np.cosh(z) ** 2 if activation == "tanh" else (z > 0).astype(float)
+
+
+def _check_quad(n_quad: int) -> int:
+    """Gauss–Hermite node counts beyond ~350 overflow in ``hermegauss``; accept 2..200."""
+    n = check_int("n_quad", n_quad, 2)
+    if n > 200:
+        raise ValueError(f"n_quad must be between 2 and 200, got {n}")
+    return n
 
 
 def gaussian_pair_expectation(q1: float, q2: float, cov, activation: str, n_quad: int = N_QUAD):
@@ -46,7 +54,7 @@ def gaussian_pair_expectation(q1: float, q2: float, cov, activation: str, n_quad
     float64 array of the shape of ``cov``.
     """
     check_activation(activation)
-    x, w = hermegauss(n_quad)
+    x, w = hermegauss(_check_quad(n_quad))
     w = w / np.sqrt(2.0 * np.pi)
     cov = np.asarray(cov, dtype=np.float64)
     rho = np.clip(cov / np.sqrt(q1 * q2), -1.0, 1.0)[..., None, None]
@@ -117,9 +125,9 @@ def correlation_recursion(u, *, sigma_w2: float, sigma_r2: float, sigma_b2: floa
     if sigma_w2 + sigma_r2 <= 0:
         raise ValueError("sigma_w2 + sigma_r2 must be > 0")
     check_modes(n_modes, u.shape[1])
-    if depth < 1:
-        raise ValueError(f"depth L must be >= 1, got {depth}")
+    check_int("depth", depth, 1)
     check_activation(activation)
+    _check_quad(n_quad)
 
     def step(C):  # eq. (4) on the three lag functions at once
         return sigma_w2 * C + sigma_r2 * low_pass(C, n_modes) + sigma_b2

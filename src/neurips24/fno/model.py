@@ -12,7 +12,7 @@ import math
 import torch
 from torch import nn
 
-from .layer import check_activation, check_modes, check_nonnegative, split_sigma2
+from .layer import check_activation, check_int, check_modes, check_nonnegative, split_sigma2
 
 
 class SpectralLayer(nn.Module):
@@ -45,10 +45,8 @@ class DeepFNO(nn.Module):
 
     def __init__(self, depth: int, width: int, n_modes: int, n_grid: int, activation: str = "relu"):
         super().__init__()
-        if int(depth) != depth or depth < 1:
-            raise ValueError(f"depth must be an integer >= 1, got {depth!r}")
-        if int(width) != width or width < 1:
-            raise ValueError(f"width must be an integer >= 1, got {width!r}")
+        check_int("depth", depth, 1)
+        check_int("width", width, 1)
         check_modes(n_modes, n_grid)
         self.n_grid = int(n_grid)
         self.lift = nn.Parameter(torch.zeros(width, dtype=torch.float64))

@@ -11,6 +11,7 @@ import numpy as np
 from ..backend import array_module, to_numpy
 from .layer import (
     check_activation,
+    check_int,
     check_modes,
     check_nonnegative,
     draw_layer,
@@ -70,8 +71,7 @@ def simulate_correlation(u, sigma2, *, n_modes: int, depth: int, width: int, act
     check_activation(activation)
     sigma_b2 = check_nonnegative("sigma_b2", sigma_b2)
     for name, v in (("depth", depth), ("width", width), ("n_seeds", n_seeds)):
-        if int(v) != v or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        check_int(name, v, 1)
 
     xp = array_module(device)
     rng = xp.random.default_rng(seed)

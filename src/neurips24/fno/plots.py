@@ -10,8 +10,9 @@ from .experiment import CorrelationResult, GradientResult, TrainingResult
 def plot_correlation(res: CorrelationResult):
     """c_l against layer l: Monte Carlo (points, mean over seeds) and mean field (lines), one panel per K."""
     fig, axes = plt.subplots(1, len(res.n_modes), figsize=(4.0 * len(res.n_modes), 3.4), sharey=True)
+    axes = np.atleast_1d(axes)
     layers = np.arange(res.c_mc.shape[-1])
-    for ax, K, mc, mf in zip(np.atleast_1d(axes), res.n_modes, res.c_mc, res.c_mf, strict=True):
+    for ax, K, mc, mf in zip(axes, res.n_modes, res.c_mc, res.c_mf, strict=True):
         for j, s in enumerate(res.sigma2):
             line, = ax.plot(layers, mf[j], label=f"σ² = {s:g}")
             ax.plot(layers, mc[j].mean(0), "o", ms=3, color=line.get_color())

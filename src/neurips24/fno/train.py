@@ -6,6 +6,7 @@ import math
 import numpy as np
 import torch
 
+from .layer import check_int
 from .model import DeepFNO, init_gaussian_
 
 
@@ -32,8 +33,7 @@ def train_fno(u0: np.ndarray, uT: np.ndarray, u0_test: np.ndarray, uT_test: np.n
     and 'test_loss' (float, relative L2 on the test set; inf when it is not finite).
     Training runs in float32, as FNOs usually are.
     """
-    if int(steps) != steps or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+    check_int("steps", steps, 1)
     gen = torch.Generator().manual_seed(seed)
     model = init_gaussian_(DeepFNO(depth, width, n_modes, u0.shape[-1], "relu"), sigma2, sigma_b2, variant, gen)
     model = model.float()
