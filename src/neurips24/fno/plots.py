@@ -18,7 +18,7 @@ def plot_correlation(res: CorrelationResult):
             ax.plot(layers, mc[j].mean(0), "o", ms=3, color=line.get_color())
         ax.set_title(f"K = {K} kept modes")
         ax.set_xlabel("layer l")
-    axes[0].set_ylabel("correlation c_l (dimensionless)")
+    axes[0].set_ylabel(r"correlation $c_l$ (dimensionless)")
     axes[0].legend(title="lines: mean field\ndots: Monte Carlo")
     fig.tight_layout()
     return fig
@@ -30,7 +30,7 @@ def plot_truncation_depth(res: CorrelationResult):
     for K, c in zip(res.n_modes, res.c_deep, strict=True):
         ax.plot(np.arange(c.size), c, label=f"K = {K}")
     ax.set_xlabel("layer l")
-    ax.set_ylabel("mean-field c_l at σ² = 2")
+    ax.set_ylabel(r"mean-field $c_l$ at $\sigma^2 = 2$")
     ax.legend()
     fig.tight_layout()
     return fig
@@ -48,8 +48,8 @@ def plot_gradients(res: GradientResult, k_index: int = 1):
         pred = logs.mean(0)[0] - layers * 0.5 * np.log10(s / 2)
         ax.plot(layers, pred, "--", color=line.get_color(), lw=1)
     ax.set_xlabel("layer l (the loss sits at l = L)")
-    ax.set_ylabel("log₁₀ ‖∂ℓ/∂Z^l‖")
-    ax.set_title(f"ReLU, K = {res.n_modes[k_index]}; dashed: √χ per layer, χ = σ²/2")
+    ax.set_ylabel(r"$\log_{10} \|\partial \ell / \partial Z^l\|$")
+    ax.set_title(rf"ReLU, K = {res.n_modes[k_index]}; dashed: gain $\sqrt{{\chi}}$ per layer, $\chi = \sigma^2/2$")
     ax.legend()
     fig.tight_layout()
     return fig
@@ -81,13 +81,14 @@ def plot_explore(phase: dict, sigma2: float, n_modes: int, sigma_b2: float = 0.0
                           shading="nearest")
     ax0.set_yticks(np.arange(len(phase["n_modes"])), [str(k) for k in phase["n_modes"]])
     ax0.plot(sigma2, phase["n_modes"].index(n_modes), "r*", ms=14)
+    ax0.grid(False)
     ax0.set_xlabel("σ² (total weight variance)")
     ax0.set_ylabel("K (kept modes)")
-    fig.colorbar(mesh, ax=ax0, label=f"mean-field c_L, L = {phase['depth']}")
+    fig.colorbar(mesh, ax=ax0, label=f"mean-field $c_L$, L = {phase['depth']}")
     ax1.plot(np.arange(c.size), c)
     ax1.set_ylim(0, 1.05)
     ax1.set_xlabel("layer l")
-    ax1.set_ylabel("mean-field c_l")
+    ax1.set_ylabel(r"mean-field $c_l$")
     ax1.set_title(f"tanh, σ² = {sigma2:g}, K = {n_modes}, σ_b² = {sigma_b2:g}")
     fig.tight_layout()
     return fig
