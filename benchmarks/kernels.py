@@ -1,75 +1,61 @@
-"""Time each CUDA kernel of the book against its NumPy reference (CPU) and the same step in torch (GPU).
+"""Time every CUDA kernel of the book against its NumPy reference (CPU) and torch on the GPU.
 
-Prints one row per kernel and backend: seconds per call, effective GB/s (bytes the kernel must read and
-write, divided by time) and, on a GPU, the fraction of the device's peak memory bandwidth.
-Runs the NumPy rows anywhere; the CuPy and torch-GPU rows only where a GPU is present.
+Each chapter's subpackage has a ``bench_*`` function returning rows (name, seconds, bytes); this script runs
+them at the sizes of the run scale and prints seconds, effective GB/s (bytes the step must read and write,
+over time) and, on a GPU, the fraction of the device's peak memory bandwidth. Without a GPU only the NumPy
+rows run.
 
-    python benchmarks/kernels.py            # fast sizes
-    NEURIPS24_SCALE=full python benchmarks/kernels.py
+    python benchmarks/kernels.py                         # fast sizes, any machine
+    NEURIPS24_SCALE=full python benchmarks/kernels.py    # the issue's sizes, on a GPU
 """
 from __future__ import annotations
 
-import time
-
-import numpy as np
-
 from neurips24 import scale
 from neurips24.backend import cupy_or_none
-from neurips24.fno.layer import mode_mix, mode_mix_reference
+from neurips24.cts.kernels import bench_cts_step
+from neurips24.fno.layer import bench_mode_mix
+from neurips24.markov.flow import bench_flow
 
-SIZES = {"fast": dict(G=8, S=2, D=64, K=16), "full": dict(G=64, S=2, D=128, K=32)}
-
-
-def timeit(fn, sync=lambda: None, repeat: int = 5) -> float:
-    fn()
-    sync()
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        sync()
-        best = min(best, time.perf_counter() - t)
-    return best
+# (kernel, bench call per scale, how to read a row's throughput)
+BENCHES = {
+    "fast": [
+        ("fno.mode_mix", lambda: bench_mode_mix(G=8, D=64, K=16), None),
+        ("markov.flow", lambda: bench_flow([(64, 200)]), "inits x steps / s"),
+        ("cts.step", lambda: bench_cts_step(R=10_000, m=65, n_steps=5), "rounds / s"),
+    ],
+    "full": [
+        ("fno.mode_mix", lambda: bench_mode_mix(G=64, D=128, K=32), None),
+        ("markov.flow", lambda: bench_flow([(512, 1000)]), "inits x steps / s"),
+        ("cts.step", lambda: bench_cts_step(R=100_000, m=65, n_steps=20), "rounds / s"),
+    ],
+}
 
 
 def peak_bandwidth_gb_s(cp) -> float:
     """Theoretical peak DRAM bandwidth of device 0 (GB/s), from its memory clock and bus width."""
-    attrs = cp.cuda.runtime.getDeviceProperties(0)
-    return 2.0 * attrs["memoryClockRate"] * 1e3 * attrs["memoryBusWidth"] / 8 / 1e9
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    return 2.0 * props["memoryClockRate"] * 1e3 * props["memoryBusWidth"] / 8 / 1e9
 
 
-def bench_mode_mix(G: int, S: int, D: int, K: int) -> list[tuple[str, float, float]]:
-    rng = np.random.default_rng(0)
-    a_hat = rng.standard_normal((G, S, D, K)) + 1j * rng.standard_normal((G, S, D, K))
-    R = rng.standard_normal((G, K, D, D)) + 1j * rng.standard_normal((G, K, D, D))
-    nbytes = 16 * (2 * a_hat.size + R.size)
-    rows = [("numpy (CPU)", timeit(lambda: mode_mix_reference(a_hat, R)), nbytes)]
-    cp = cupy_or_none()
-    if cp is not None:
-        a_d, R_d = cp.asarray(a_hat), cp.asarray(R)
-        sync = cp.cuda.Device().synchronize
-        rows.append(("cupy kernel (GPU)", timeit(lambda: mode_mix(a_d, R_d), sync), nbytes))
-        import torch
-
-        if torch.cuda.is_available():
-            a_t = torch.as_tensor(a_hat, device="cuda")
-            R_t = torch.as_tensor(R, device="cuda")
-            rows.append(("torch einsum (GPU)",
-                         timeit(lambda: torch.einsum("gkij,gsjk->gsik", R_t, a_t), torch.cuda.synchronize),
-                         nbytes))
-    return rows
+def throughput(kind: str | None, seconds: float, nbytes: float) -> str:
+    if kind == "inits x steps / s":       # bench_flow: 48 bytes per initialisation and step
+        return f"{nbytes / 48 / seconds:10.3g} {kind}"
+    if kind == "rounds / s":              # bench_cts_step: seconds per round
+        return f"{1 / seconds:10.3g} {kind}"
+    return ""
 
 
 def main() -> None:
-    sizes = SIZES[scale()]
     cp = cupy_or_none()
     peak = peak_bandwidth_gb_s(cp) if cp is not None else None
-    gpu = f"yes, peak {peak:.0f} GB/s" if peak else "none, CPU rows only"
-    print(f"fno.mode_mix  {sizes}  (GPU: {gpu})")
-    for name, seconds, nbytes in bench_mode_mix(**sizes):
-        gbs = nbytes / seconds / 1e9
-        frac = f"{gbs / peak:6.1%} of peak" if peak and "GPU" in name else ""
-        print(f"  {name:22s} {seconds * 1e3:9.3f} ms   {gbs:8.2f} GB/s   {frac}")
+    print(f"scale: {scale()}; GPU: {f'yes, peak {peak:.0f} GB/s' if peak else 'none (CPU rows only)'}")
+    for kernel, bench, kind in BENCHES[scale()]:
+        print(kernel)
+        for name, seconds, nbytes in bench():
+            gbs = nbytes / seconds / 1e9
+            frac = f"{gbs / peak:6.1%} of peak" if peak and "GPU" in name else ""
+            print(f"  {name:58s} {seconds * 1e3:10.3f} ms {gbs:8.2f} GB/s {frac:>14s} "
+                  f"{throughput(kind, seconds, nbytes)}")
 
 
 if __name__ == "__main__":

@@ -204,3 +204,46 @@ def split_sigma2(sigma2: float, variant: str = "with_w") -> tuple[float, float]:
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
     return (sigma2 / 2, sigma2 / 2) if variant == "with_w" else (0.0, sigma2)
+
+
+def bench_mode_mix(G: int = 8, S: int = 2, D: int = 64, K: int = 16, seed: int = 0) -> list[tuple[str, float, float]]:
+    """Time the channel mix: NumPy reference (CPU), the CUDA kernel and torch's einsum (GPU, when present).
+
+    Returns
+    -------
+    list of (name, seconds per call, bytes read and written per call) rows; used by ``benchmarks/kernels.py``.
+    """
+    import time
+
+    from ..backend import cupy_or_none
+
+    def timeit(fn, sync=lambda: None, repeat: int = 5) -> float:
+        fn()
+        sync()
+        best = np.inf
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fn()
+            sync()
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    rng = np.random.default_rng(seed)
+    a_hat = rng.standard_normal((G, S, D, K)) + 1j * rng.standard_normal((G, S, D, K))
+    R = rng.standard_normal((G, K, D, D)) + 1j * rng.standard_normal((G, K, D, D))
+    nbytes = 16.0 * (2 * a_hat.size + R.size)
+    size = f"G={G} S={S} D={D} K={K}"
+    rows = [(f"fno.mode_mix numpy (CPU) {size}", timeit(lambda: mode_mix_reference(a_hat, R)), nbytes)]
+    cp = cupy_or_none()
+    if cp is not None:
+        a_d, R_d = cp.asarray(a_hat), cp.asarray(R)
+        rows.append((f"fno.mode_mix cuda kernel (GPU) {size}",
+                     timeit(lambda: mode_mix(a_d, R_d), cp.cuda.Device().synchronize), nbytes))
+        import torch
+
+        if torch.cuda.is_available():
+            a_t, R_t = torch.as_tensor(a_hat, device="cuda"), torch.as_tensor(R, device="cuda")
+            rows.append((f"fno.mode_mix torch einsum (GPU) {size}",
+                         timeit(lambda: torch.einsum("gkij,gsjk->gsik", R_t, a_t), torch.cuda.synchronize),
+                         nbytes))
+    return rows
