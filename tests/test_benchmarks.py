@@ -13,4 +13,4 @@ def test_benchmark_script_runs_its_numpy_rows(capsys):
     out = capsys.readouterr().out
     for kernel in ("fno.mode_mix", "markov.flow", "cts.step"):
         assert kernel in out
-    assert out.count("GB/s") >= 4
+    assert out.count("GB/s") >= 3          # one row per kernel at least (NumPy)
