@@ -1,0 +1,108 @@
+"""The self-describing MeLLoC container (this book's format).
+
+Layout (little-endian)::
+
+    magic  b"MLOC"            4 bytes
+    version                   u8   (FORMAT_VERSION)
+    dtype                     u8   (1 = float32, 2 = float64)
+    ndim                      u8
+    flags                     u8   (0; reserved)
+    shape                     ndim × u64
+    tile_h, tile_w            2 × u32   (rows/columns per tile; 0 when the array is one generic block)
+    n_blocks                  u32
+    blocks                    n_blocks block records (see ``codec``)
+    crc32                     u32  of everything before it
+
+A reader checks, in order: length, magic, version (a newer one is refused), checksum, then the fields.
+"""
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+
+MAGIC = b"MLOC"
+FORMAT_VERSION = 1
+DTYPE_CODES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2}
+CODE_DTYPES = {v: k for k, v in DTYPE_CODES.items()}
+_FIXED = struct.Struct("<4sBBBB")
+MIN_SIZE = _FIXED.size + 8 + 4          # magic..flags, tiles + n_blocks, crc
+
+
+class FormatError(ValueError):
+    """The bytes are not a valid MeLLoC container (foreign, truncated, corrupted or too new)."""
+
+
+class Reader:
+    """Sequential reader over a payload that raises :class:`FormatError` on truncation."""
+
+    def __init__(self, data: memoryview, pos: int = 0):
+        self.data, self.pos = data, pos
+
+    def unpack(self, fmt: str):
+        size = struct.calcsize(fmt)
+        if self.pos + size > len(self.data):
+            raise FormatError("truncated MeLLoC container: a header field runs past the end")
+        out = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += size
+        return out
+
+    def take(self, n: int) -> bytes:
+        if n < 0 or self.pos + n > len(self.data):
+            raise FormatError("truncated MeLLoC container: a stream runs past the end")
+        out = bytes(self.data[self.pos:self.pos + n])
+        self.pos += n
+        return out
+
+
+def pack_header(dtype, shape: tuple, tile: tuple[int, int], n_blocks: int) -> bytes:
+    """Header bytes (everything before the block records)."""
+    return (_FIXED.pack(MAGIC, FORMAT_VERSION, DTYPE_CODES[np.dtype(dtype)], len(shape), 0)
+            + struct.pack(f"<{len(shape)}Q", *shape) + struct.pack("<III", tile[0], tile[1], n_blocks))
+
+
+def seal(body: bytes) -> bytes:
+    """Append the CRC-32 trailer."""
+    return body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def open_container(blob) -> tuple[np.dtype, tuple, tuple[int, int], int, Reader]:
+    """Validate ``blob`` and read its header.
+
+    Returns
+    -------
+    (dtype, shape, (tile_h, tile_w), n_blocks, reader positioned at the first block record).
+
+    Raises
+    ------
+    TypeError if ``blob`` is not bytes-like; FormatError (a ValueError) if it is too short, has a foreign
+    magic, a newer format version, a checksum mismatch or an invalid header field.
+    """
+    if not isinstance(blob, (bytes, bytearray, memoryview)):
+        raise TypeError(f"blob must be bytes, got {type(blob).__name__}")
+    data = memoryview(blob).cast("B")
+    if len(data) < 4 or bytes(data[:4]) != MAGIC:
+        if len(data) < 4 and bytes(data) == MAGIC[:len(data)]:
+            raise FormatError(f"truncated MeLLoC container: {len(data)} bytes")
+        raise FormatError("not a MeLLoC container (magic bytes b'MLOC' missing)")
+    if len(data) < MIN_SIZE:
+        raise FormatError(f"truncated MeLLoC container: {len(data)} bytes, the header alone needs {MIN_SIZE}")
+    version = data[4]
+    if version > FORMAT_VERSION:
+        raise FormatError(f"MeLLoC format version {version} is newer than this decoder supports "
+                          f"({FORMAT_VERSION}); upgrade neurips24 to read it")
+    if version < 1:
+        raise FormatError(f"invalid MeLLoC format version {version}")
+    (crc,) = struct.unpack_from("<I", data, len(data) - 4)
+    if zlib.crc32(data[:-4]) & 0xFFFFFFFF != crc:
+        raise FormatError("MeLLoC checksum mismatch: the container is corrupted or truncated")
+    body = Reader(data[:-4])
+    _, _, dcode, ndim, flags = body.unpack(_FIXED.format)
+    if dcode not in CODE_DTYPES:
+        raise FormatError(f"invalid dtype code {dcode} in MeLLoC header")
+    if flags != 0 or ndim > 32:
+        raise FormatError(f"invalid MeLLoC header (flags={flags}, ndim={ndim})")
+    shape = body.unpack(f"<{ndim}Q")
+    tile_h, tile_w, n_blocks = body.unpack("<III")
+    return CODE_DTYPES[dcode], tuple(int(s) for s in shape), (tile_h, tile_w), n_blocks, body

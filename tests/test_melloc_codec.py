@@ -1,0 +1,163 @@
+"""MeLLoC round trips: bitwise lossless on every input (hypothesis), and clear errors on bad input."""
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from neurips24 import melloc
+from neurips24.melloc import FormatError, compress, decompress
+from neurips24.melloc.backends import pcodec_available
+from neurips24.melloc.fields import make_field
+
+
+def same_bits(a, b):
+    return (a.shape == b.shape and a.dtype == b.dtype
+            and np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8)))
+
+
+SPECIALS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 5e-324, 1e-45, 1e-300, 3.4e38, -1.0, 1.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(dtype=st.sampled_from([np.float32, np.float64]),
+                  shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=20),
+                  elements=st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True, width=32)))
+def test_roundtrip_any_array(u):
+    assert same_bits(decompress(compress(u)), u)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(8, 40), st.integers(8, 40), st.sampled_from([np.float32, np.float64]), st.integers(0, 2**31),
+       st.lists(st.sampled_from(SPECIALS), max_size=6))
+def test_roundtrip_smooth_field_with_specials(H, W, dtype, seed, specials):
+    rng = np.random.default_rng(seed)
+    x, y = np.meshgrid(np.linspace(0, 1, H), np.linspace(0, 1, W), indexing="ij")
+    u = (280 + 30 * np.sin(3 * x + rng.random()) * np.cos(2 * y)).astype(dtype)
+    for v in specials:
+        u[rng.integers(H), rng.integers(W)] = v
+    assert same_bits(decompress(compress(u, tile=16)), u)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["poisson", "heat", "wave", "turbulence", "noise"])
+def test_roundtrip_benchmark_fields(kind, dtype):
+    u = make_field(kind, 64, dtype, seed=1)
+    assert same_bits(decompress(compress(u)), u)
+
+
+def test_poisson_uses_mechanism_and_beats_zstd():
+    import zstandard
+
+    u = make_field("poisson", 128, np.float32)
+    blob = compress(u, backend="zstd")
+    info = melloc.inspect(blob)
+    assert info[0]["mode"] == "mechanism" and (info[0]["a"], info[0]["b"]) == (1, 0)
+    assert len(blob) < len(zstandard.ZstdCompressor(level=19).compress(u.tobytes()))
+
+
+@pytest.mark.parametrize("u", [np.zeros((0, 5), np.float32), np.array(3.5), np.full((9, 9), 7.25, np.float64),
+                               np.zeros((30, 30), np.float32), np.full((10, 12), -0.0), np.full((9, 9), np.nan),
+                               np.arange(100, dtype=np.float64)])
+def test_edge_cases(u):
+    assert same_bits(decompress(compress(u)), u)
+
+
+def test_three_d_and_tiles_and_big_endian():
+    rng = np.random.default_rng(0)
+    u = np.stack([make_field("heat", 40, np.float64, s) for s in range(3)])
+    u[1, 5, 5] = np.nan
+    out = decompress(compress(u, tile=16))
+    assert same_bits(out, u)
+    assert len(melloc.inspect(compress(u, tile=16))) == 3 * 3 * 3      # 40 → tiles of 16, 16, 8 per side
+    assert len(melloc.inspect(compress(u[:, :36, :36], tile=16))) == 3 * 2 * 2   # 36 → 16, 20 (4 < 8 merged)
+    be = rng.standard_normal((10, 10)).astype(">f4")
+    assert np.array_equal(decompress(compress(be)), be)
+
+
+def test_denormal_block_mixes_exceptions():
+    u = make_field("poisson", 96, np.float64)
+    u[3, 4], u[7, 8] = 5e-324, -2.5e-310                       # far too fine for the block's scale → exceptions
+    blob = compress(u)
+    info = melloc.inspect(blob)[0]
+    assert info["mode"] == "mechanism" and info["exceptions_count"] == 2
+    assert same_bits(decompress(blob), u)
+
+
+@pytest.mark.parametrize("backend", ["zstd", "pcodec", "auto"])
+def test_backends_selectable(backend):
+    if backend == "pcodec" and not pcodec_available():
+        pytest.skip("pcodec not installed")
+    u = make_field("wave", 48, np.float32)
+    assert same_bits(decompress(compress(u, backend=backend)), u)
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="float32 or float64"):
+        compress(np.arange(10))
+    with pytest.raises(ValueError, match="backend"):
+        compress(np.zeros((8, 8)), backend="gzip")
+    with pytest.raises(ValueError, match="level"):
+        compress(np.zeros((8, 8)), level=0)
+    with pytest.raises(ValueError, match="tile"):
+        compress(np.zeros((8, 8)), tile=4)
+    with pytest.raises(TypeError, match="blob must be bytes"):
+        decompress(np.zeros(3))
+    with pytest.raises(ValueError, match="device"):
+        decompress(compress(np.zeros((8, 8))), device="tpu")
+
+
+# ----- corrupt, truncated, foreign and too-new input -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def blob():
+    return compress(make_field("poisson", 32, np.float32))
+
+
+def test_foreign_input(blob):
+    with pytest.raises(FormatError, match="not a MeLLoC container"):
+        decompress(b"\x89PNG\r\n\x1a\n" + blob[8:])
+    with pytest.raises(FormatError, match="truncated"):
+        decompress(b"")
+    with pytest.raises(FormatError, match="not a MeLLoC container"):
+        decompress(b"PK\x03\x04" * 10)
+
+
+@pytest.mark.parametrize("cut", [2, 10, 30, -1, -5, -100])
+def test_truncated_input(blob, cut):
+    with pytest.raises(FormatError, match="truncated|checksum"):
+        decompress(blob[:cut])
+
+
+def test_every_flipped_byte_is_caught(blob):
+    rng = np.random.default_rng(0)
+    for pos in rng.choice(len(blob), 60, replace=False):
+        bad = bytearray(blob)
+        bad[pos] ^= 0x5A
+        with pytest.raises(FormatError):
+            decompress(bytes(bad))
+
+
+def _reseal(body: bytes) -> bytes:
+    return body + struct.pack("<I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def test_newer_version_refused(blob):
+    body = bytearray(blob[:-4])
+    body[4] = 2
+    with pytest.raises(FormatError, match="version 2 is newer"):
+        decompress(_reseal(bytes(body)))
+
+
+def test_corrupt_but_resealed_fields_rejected(blob):
+    body = bytearray(blob[:-4])
+    body[5] = 9                                   # dtype code
+    with pytest.raises(FormatError, match="dtype"):
+        decompress(_reseal(bytes(body)))
+    with pytest.raises(FormatError):              # trailing garbage
+        decompress(_reseal(blob[:-4] + b"xx"))
