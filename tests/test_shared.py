@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 import numpy as np
 import pytest
@@ -174,7 +175,7 @@ def test_claims_dir_comes_from_environment(tmp_path):
 def test_check_records_a_json_line(tmp_path, capsys):
     rec = claims.check("demo.gain", claim="gain is about 2", measured=np.float64(2.05),
                        paper=2, holds=True)
-    fields = {"chapter", "claim_id", "claim", "measured", "paper", "holds", "scale", "time"}
+    fields = {"chapter", "claim_id", "claim", "measured", "paper", "holds", "scale", "time", "elapsed_s"}
     assert set(rec) == fields
     (line,) = _records(tmp_path, "demo")
     assert line == rec
@@ -183,6 +184,12 @@ def test_check_records_a_json_line(tmp_path, capsys):
     assert line["paper"] == 2 and line["holds"] is True and line["scale"] == "fast"
     assert len(line["time"]) == 19 and line["time"][4] == "-" and line["time"][10] == "T"
     assert "[PASS] demo.gain" in capsys.readouterr().out
+
+
+def test_check_records_seconds_since_import(monkeypatch):
+    monkeypatch.setattr(claims, "_T0", time.perf_counter() - 42.0)   # as if neurips24 was imported 42 s ago
+    rec = claims.check("demo.t", claim="c", measured=1, paper=1, holds=True)
+    assert 42.0 <= rec["elapsed_s"] < 45.0
 
 
 def test_check_converts_numpy_values(tmp_path):

@@ -3,7 +3,9 @@
 Every chapter's reproduction check goes through :func:`check`. It prints the measured value next to the
 paper's, appends a record to ``$NEURIPS24_CLAIMS_DIR/<chapter>.jsonl`` (default
 ``~/.cache/neurips24/claims``) and raises ``AssertionError`` when the claim does not hold, so a notebook
-fails in CI on a claim that did not reproduce. A status page is generated from these records.
+fails in CI on a claim that did not reproduce. Each record carries ``elapsed_s``, the seconds since this module
+was first imported: in a chapter, whose setup cell imports ``neurips24`` first, that is the chapter's run time up
+to the check. The book's status page is generated from these records (``python -m neurips24.status``).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from .scale import scale as current_scale
 
 ENV_VAR = "NEURIPS24_CLAIMS_DIR"
+_T0 = time.perf_counter()   # when the process (in a chapter: the kernel) imported neurips24
 
 
 def claims_dir() -> Path:
@@ -37,7 +40,8 @@ def check(claim_id: str, *, claim: str, measured, paper, holds: bool, scale: str
 
     Returns
     -------
-    dict, the record written (keys: chapter, claim_id, claim, measured, paper, holds, scale, time).
+    dict, the record written (keys: chapter, claim_id, claim, measured, paper, holds, scale, time, elapsed_s:
+    seconds since ``neurips24`` was imported, rounded to 0.1 s).
 
     Raises
     ------
@@ -65,6 +69,7 @@ def check(claim_id: str, *, claim: str, measured, paper, holds: bool, scale: str
         "holds": holds,
         "scale": scale or current_scale(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "elapsed_s": round(time.perf_counter() - _T0, 1),
     }
     folder = claims_dir()
     folder.mkdir(parents=True, exist_ok=True)

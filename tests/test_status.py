@@ -1,0 +1,136 @@
+"""The status page generator (neurips24.status), on fake records and a fake book."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from neurips24 import claims, status
+
+
+def _notebook(path, title, code):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": [f"# {title}\n", "\n", "text"]},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": code}]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
+def _record(claim_id, holds=True, measured=1.0, paper="> 0", scale="fast", elapsed_s=None, time="2026-01-02T03:04:05"):
+    rec = {"chapter": claim_id.split(".")[0], "claim_id": claim_id, "claim": f"claim {claim_id}",
+           "measured": measured, "paper": paper, "holds": holds, "scale": scale, "time": time}
+    if elapsed_s is not None:
+        rec["elapsed_s"] = elapsed_s
+    return rec
+
+
+@pytest.fixture
+def book(tmp_path):
+    """A book with two chapters in the toc (b first) and a third notebook that is not in it."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "book").mkdir()
+    _notebook(tmp_path / "notebooks" / "alpha.ipynb", "Alpha chapter",
+              'claims.check("aa.one", claim="c", measured=1, paper=1, holds=True)\n'
+              "claims.check( 'aa.two', claim='c', measured=1, paper=1, holds=True)")
+    _notebook(tmp_path / "notebooks" / "beta.ipynb", "Beta chapter",
+              ["from neurips24.claims import check\n", 'check("bb.x", claim="c", measured=1, paper=1, holds=True)\n',
+               'for k in ks:\n', '    check(f"cc.{k}", claim="c", measured=1, paper=1, holds=True)'])
+    _notebook(tmp_path / "notebooks" / "gamma.ipynb", "Gamma", 'claims.check("gg.x", claim="c")')
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nparts:\n  - caption: Part\n    chapters:\n"
+        "      - file: notebooks/beta\n      - file: notebooks/alpha\n  - caption: Back\n    chapters:\n"
+        "      - file: book/references\n")
+    return tmp_path
+
+
+def _tables(page):
+    """The page's tables, each a list of body rows (lists of cell sources), parsed the way MyST parses them;
+    and the page's headings."""
+    md = MarkdownIt("commonmark").enable("table").use(dollarmath_plugin)
+    tokens = md.parse(page)
+    assert not [t for t in tokens if t.type.startswith("math")], "a value was parsed as math"
+    tables, headings, in_body, in_heading = [], [], False, False
+    for tok in tokens:
+        if tok.type == "tbody_open":
+            tables.append([])
+            in_body = True
+        elif tok.type == "tbody_close":
+            in_body = False
+        elif in_body and tok.type == "tr_open":
+            tables[-1].append([])
+        elif in_body and tok.type == "inline":
+            tables[-1][-1].append(tok.content)
+        elif tok.type == "heading_open":
+            in_heading = True
+        elif in_heading and tok.type == "inline":
+            headings.append(tok.content)
+            in_heading = False
+    return tables, headings
+
+
+def test_toc_chapters_in_book_order_with_their_claim_prefixes(book):
+    chapters = status.toc_chapters(book)
+    assert chapters == [
+        {"doc": "notebooks/beta", "title": "Beta chapter", "prefixes": {"bb", "cc"}},
+        {"doc": "notebooks/alpha", "title": "Alpha chapter", "prefixes": {"aa"}},
+    ]
+
+
+@pytest.mark.parametrize("value, text", [
+    (0.123456, "0.123"), (12345.0, "1.23e+04"), (3, "3"), (True, "yes"), ("≥ 10x", "≥ 10x"),
+    ([1.0, 2.5], "[1, 2.5]"), ({"K=2": 0.97812, "K=32": [0.5, 0.25]}, "K=2: 0.978; K=32: [0.5, 0.25]"),
+])
+def test_format_value(value, text):
+    assert status.format_value(value) == text
+
+
+def test_render_a_row_per_chapter_then_a_table_of_claims_per_chapter(book):
+    records = [_record("aa.one", elapsed_s=12.3), _record("aa.two", holds=False, measured={"c": 0.5}, elapsed_s=40.6),
+               _record("bb.x", scale="full", elapsed_s=7.0), _record("zz.orphan")]
+    page = status.render(records, status.toc_chapters(book))
+    (chapters, beta, alpha, orphan), headings = _tables(page)
+    # in toc order; the run time is the chapter's latest check, in seconds since neurips24 was imported
+    assert chapters == [["{doc}`Beta chapter <../notebooks/beta>`", "1 of 1", "full", "7 s"],
+                        ["{doc}`Alpha chapter <../notebooks/alpha>`", "1 of 2", "fast", "41 s"],
+                        ["`zz`", "1 of 1", "fast", "—"]]                  # an old record without elapsed_s
+    assert headings == ["Reproduction status", "Beta chapter", "Alpha chapter", "Claims `zz`"]
+    assert beta == [["`bb.x` claim bb.x", "\\> 0", "1", "pass"]]
+    assert alpha == [["`aa.one` claim aa.one", "\\> 0", "1", "pass"],
+                     ["`aa.two` claim aa.two", "\\> 0", "c: 0.5", "**fail**"]]
+    assert orphan == [["`zz.orphan` claim zz.orphan", "\\> 0", "1", "pass"]]
+    assert "**3 of 4 claims hold**, at the `fast` and `full` scale; last check recorded 2026-01-02T03:04:05" in page
+
+
+def test_render_chapter_without_records_says_not_run(book):
+    (chapters, alpha), headings = _tables(status.render([_record("aa.one")], status.toc_chapters(book)))
+    assert chapters[0] == ["{doc}`Beta chapter <../notebooks/beta>`", "not run", "—", "—"]
+    assert "Beta chapter" not in headings and len(alpha) == 1
+
+
+def test_render_no_records_at_all(book):
+    page = status.render([], status.toc_chapters(book))
+    assert "No reproduction check has been recorded yet" in page
+    (chapters,), _ = _tables(page)
+    assert [row[1] for row in chapters] == ["not run", "not run"]
+
+
+def test_render_escapes_markup_math_and_pipes(book):
+    rec = _record("aa.one", measured="a | b $x$ *y* <z>", paper="`code` {role}\nnext line")
+    rec["claim"] = "gain $\\sigma^2$ [link](x) _u_"
+    page = status.render([rec], status.toc_chapters(book))
+    (_, (row,)), _ = _tables(page)
+    assert len(row) == 4                                       # the pipe did not split the cell
+    html = MarkdownIt("commonmark").enable("table").render(page)
+    for text in ["a | b $x$ *y* &lt;z&gt;", "`code` {role} next line", "gain $\\sigma^2$ [link](x) _u_"]:
+        assert text in html
+
+
+def test_main_writes_the_page_from_the_claims_folder(book, capsys):
+    claims.check("aa.one", claim="first", measured=0.25, paper=">= 0.2", holds=True)   # into $NEURIPS24_CLAIMS_DIR
+    assert status.main(["--root", str(book)]) == 0
+    page = (book / "book" / "status.md").read_text(encoding="utf-8")
+    assert page.startswith("% Generated by `python -m neurips24.status`")
+    (chapters, alpha), _ = _tables(page)
+    assert alpha == [["`aa.one` first", "\\>= 0.2", "0.25", "pass"]]
+    assert chapters[1][:3] == ["{doc}`Alpha chapter <../notebooks/alpha>`", "1 of 1", "fast"]
+    assert "1 claims from" in capsys.readouterr().out
