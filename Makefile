@@ -13,6 +13,9 @@ NPM_ASSETS := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.6 requirejs@2.3.7
 CHROMIUM   ?= /usr/bin/chromium
 
 export PYTHONHASHSEED := 0
+# Unattended runs (nbmake, the book build) draw each Explore figure statically, without live controls:
+# a plot inside a live ipywidgets output can stall nbclient for a whole cell timeout (jupyter/nbclient#312).
+export NEURIPS24_WIDGETS := 0
 export NEURIPS24_CLAIMS_DIR ?= $(CURDIR)/_build/claims
 
 .PHONY: install assets book test lint unit notebooks browser clean
