@@ -261,3 +261,18 @@ def test_use_style_sets_white_background():
         use_style()
         assert mpl.rcParams["figure.facecolor"] == "white"
         assert mpl.rcParams["axes.prop_cycle"].by_key()["color"] == PALETTE
+
+
+def test_best_time_counts_sync_and_rejects_bad_repeat():
+    import time
+
+    import pytest
+
+    from neurips24.timing import best_time
+
+    calls = []
+    t = best_time(lambda: calls.append(1), sync=lambda: time.sleep(0.01), repeat=2)
+    assert len(calls) == 3          # warm-up + 2 timed calls
+    assert t >= 0.009               # the sync's sleep is inside the timed region
+    with pytest.raises(ValueError, match="repeat"):
+        best_time(lambda: None, repeat=0)

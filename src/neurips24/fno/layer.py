@@ -213,20 +213,8 @@ def bench_mode_mix(G: int = 8, S: int = 2, D: int = 64, K: int = 16, seed: int =
     -------
     list of (name, seconds per call, bytes read and written per call) rows; used by ``benchmarks/kernels.py``.
     """
-    import time
-
     from ..backend import cupy_or_none
-
-    def timeit(fn, sync=lambda: None, repeat: int = 5) -> float:
-        fn()
-        sync()
-        best = np.inf
-        for _ in range(repeat):
-            t = time.perf_counter()
-            fn()
-            sync()
-            best = min(best, time.perf_counter() - t)
-        return best
+    from ..timing import best_time as timeit
 
     rng = np.random.default_rng(seed)
     a_hat = rng.standard_normal((G, S, D, K)) + 1j * rng.standard_normal((G, S, D, K))

@@ -79,8 +79,12 @@ def kernel_check(n: int = 512, seed: int = 0) -> dict | None:
     cp = cupy_or_none()
     if cp is None:
         return None
+    from ..timing import best_time
     from .fields import make_field
     from .intmap import float_to_int
+
+    def timeit(fn, sync=None):
+        return best_time(fn, sync, repeat=3)
 
     q, _, _, _ = float_to_int(make_field("poisson", n, np.float32, seed))
     f = apply_stencil(q, 1, 0)
@@ -104,19 +108,12 @@ def bench_melloc_kernels(sizes=(512,), seed: int = 0) -> list[tuple[str, float, 
     -------
     list of (name, seconds per call, bytes read and written per call) rows, for ``benchmarks/kernels.py``.
     """
+    from ..timing import best_time
     from .fields import make_field
     from .intmap import float_to_int
 
-    def timeit(fn, sync=lambda: None, repeat: int = 3) -> float:
-        fn()
-        sync()
-        best = np.inf
-        for _ in range(repeat):
-            t = time.perf_counter()
-            fn()
-            sync()
-            best = min(best, time.perf_counter() - t)
-        return best
+    def timeit(fn, sync=None):
+        return best_time(fn, sync, repeat=3)
 
     cp = cupy_or_none()
     rows = []
