@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checks import check_count
+
 NOISES = ("bernoulli", "gaussian")
 
 
@@ -26,11 +28,8 @@ def _xp(a):
     return cupy
 
 
-def check_positive_int(name: str, value, minimum: int = 1) -> int:
-    """``value`` as an int if it is an integer ≥ ``minimum``; ValueError naming ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+# the shared check, under the name this chapter's modules import
+check_positive_int = check_count
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..checks import check_count
+
 
 def check_pq(p, q) -> tuple[float, float]:
     """Validate switching probabilities.
@@ -91,8 +93,7 @@ def sample_chain(p: float, q: float, batch: int, length: int, generator: torch.G
     """
     p, q = check_pq(p, q)
     for name, v, low in (("batch", batch, 1), ("length", length, 2)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+        check_count(name, v, low)
     if initial not in ("stationary", "uniform"):
         raise ValueError(f"initial must be 'stationary' or 'uniform', got {initial!r}")
     u = torch.rand(batch, length, generator=generator, dtype=torch.float64)

@@ -23,6 +23,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..checks import check_count
+
 
 class EnsembleTransformer(nn.Module):
     """M independent one-layer transformers over a binary vocabulary.
@@ -41,8 +43,7 @@ class EnsembleTransformer(nn.Module):
     def __init__(self, n_models: int = 1, d_model: int = 8, max_len: int = 256):
         super().__init__()
         for name, v, low in (("n_models", n_models, 1), ("d_model", d_model, 1), ("max_len", max_len, 2)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < low:
-                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+            check_count(name, v, low)
         M, d = n_models, d_model
         self.n_models, self.d_model, self.max_len = M, d, max_len
         self.wte = nn.Parameter(torch.empty(M, 2, d))          # token embedding = output weight (tied)
