@@ -17,6 +17,9 @@ export PYTHONHASHSEED := 0
 # a plot inside a live ipywidgets output can stall nbclient for a whole cell timeout (jupyter/nbclient#312).
 export NEURIPS24_WIDGETS := 0
 export NEURIPS24_CLAIMS_DIR ?= $(CURDIR)/_build/claims
+# No cell takes over 60 s at `fast` scale on an idle 2-core machine; the runners' cell timeout (nbmake here,
+# execute.timeout in _config.yml for `make book`) leaves room for a machine five times slower.
+CELL_TIMEOUT := 300
 
 .PHONY: install assets book test lint unit notebooks browser clean
 
@@ -72,8 +75,9 @@ notebooks: install assets
 	rm -rf $(NEURIPS24_CLAIMS_DIR)
 	mkdir -p _build && sed -e 's/execute_notebooks: force/execute_notebooks: "off"/' \
 	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
-	$(BIN)/python -m pytest --nbmake --nbmake-timeout=180 --overwrite notebooks -q -p no:cacheprovider; \
+	$(BIN)/python -m pytest --nbmake --nbmake-timeout=$(CELL_TIMEOUT) --overwrite notebooks -q -p no:cacheprovider; \
 	status=$$?; \
+	$(BIN)/python benchmarks/cell_times.py notebooks/*.ipynb; \
 	if [ $$status -eq 0 ]; then rm -rf _build/html && $(BIN)/python -m neurips24.status && \
 	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; fi; \
 	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb; \

@@ -74,7 +74,7 @@ def test_setup_cell_starts_with_the_canonical_lines(path):
 def test_title_card_has_the_colab_badge(path):
     first = _read(path).cells[0]
     badge = (f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
-             f"(https://colab.research.google.com/github/{REPO}/blob/main/notebooks/{path.name})")
+             f"(https://colab.research.google.com/github/{REPO}/blob/v{neurips24.__version__}/notebooks/{path.name})")
     assert first.cell_type == "markdown" and badge in first.source
 
 

@@ -1,14 +1,13 @@
 """The shared modules: run scale, array backend, seeding, ``show``, claims, style."""
 from __future__ import annotations
 
-import json
 import random
 import time
 
 import numpy as np
 import pytest
 
-from neurips24 import backend, claims, scale, seed_everything, show
+from neurips24 import backend, scale, seed_everything, show
 from neurips24.scale import SCALES, check_scale
 
 # --- scale -----------------------------------------------------------------------------------------------
@@ -160,94 +159,6 @@ def test_show_type_error(bad):
         show(bad)
 
 
-# --- claims ----------------------------------------------------------------------------------------------
-
-
-def _records(tmp_path, chapter):
-    path = tmp_path / "claims" / f"{chapter}.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def test_claims_dir_comes_from_environment(tmp_path):
-    assert claims.claims_dir() == tmp_path / "claims"
-
-
-def test_check_records_a_json_line(tmp_path, capsys):
-    rec = claims.check("demo.gain", claim="gain is about 2", measured=np.float64(2.05),
-                       paper=2, holds=True)
-    fields = {"chapter", "claim_id", "claim", "measured", "paper", "holds", "scale", "time", "elapsed_s"}
-    assert set(rec) == fields
-    (line,) = _records(tmp_path, "demo")
-    assert line == rec
-    assert line["chapter"] == "demo" and line["claim_id"] == "demo.gain"
-    assert line["measured"] == pytest.approx(2.05) and type(line["measured"]) is float
-    assert line["paper"] == 2 and line["holds"] is True and line["scale"] == "fast"
-    assert len(line["time"]) == 19 and line["time"][4] == "-" and line["time"][10] == "T"
-    assert "[PASS] demo.gain" in capsys.readouterr().out
-
-
-def test_check_records_seconds_since_import(monkeypatch):
-    monkeypatch.setattr(claims, "_T0", time.perf_counter() - 42.0)   # as if neurips24 was imported 42 s ago
-    rec = claims.check("demo.t", claim="c", measured=1, paper=1, holds=True)
-    assert 42.0 <= rec["elapsed_s"] < 45.0
-
-
-def test_check_converts_numpy_values(tmp_path):
-    measured = {"a": np.arange(3), "b": [np.float32(0.5), np.int64(7)], 3: np.array([[1.0, 2.0]])}
-    claims.check("demo.arrays", claim="c", measured=measured, paper=np.float64(1.5), holds=True,
-                 scale="full")
-    (line,) = _records(tmp_path, "demo")
-    assert line["measured"] == {"a": [0, 1, 2], "b": [0.5, 7], "3": [[1.0, 2.0]]}
-    assert line["paper"] == 1.5 and line["scale"] == "full"
-
-
-def test_check_failing_claim_is_recorded_then_raises(tmp_path, capsys):
-    with pytest.raises(AssertionError, match="demo.bad"):
-        claims.check("demo.bad", claim="c", measured=0.1, paper=1.0, holds=False)
-    (line,) = _records(tmp_path, "demo")
-    assert line["holds"] is False and line["claim_id"] == "demo.bad"
-    assert "[FAIL]" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize("bad_id", ["nodot", ".x", "x.", ""])
-def test_check_rejects_claim_id_without_chapter(tmp_path, bad_id):
-    with pytest.raises(ValueError):
-        claims.check(bad_id, claim="c", measured=1, paper=1, holds=True)
-    assert not (tmp_path / "claims").exists() or not list((tmp_path / "claims").iterdir())
-
-
-@pytest.mark.parametrize("bad", ["yes", 1, None, np.array([True])])
-def test_check_rejects_non_bool_holds(tmp_path, bad):
-    with pytest.raises(TypeError):
-        claims.check("demo.x", claim="c", measured=1, paper=1, holds=bad)
-    assert not (tmp_path / "claims" / "demo.jsonl").exists()
-
-
-def test_check_accepts_numpy_bool(tmp_path):
-    rec = claims.check("demo.np", claim="c", measured=1, paper=1, holds=np.bool_(True))
-    assert rec["holds"] is True
-    with pytest.raises(AssertionError):
-        claims.check("demo.np", claim="c", measured=1, paper=1, holds=np.float64(0.5) > 1)
-    assert [r["holds"] for r in _records(tmp_path, "demo")] == [True, False]
-
-
-def test_load_returns_latest_record_per_claim():
-    claims.check("ch1.a", claim="c", measured=1, paper=1, holds=True)
-    claims.check("ch1.b", claim="c", measured=2, paper=2, holds=True)
-    with pytest.raises(AssertionError):
-        claims.check("ch1.a", claim="c", measured=3, paper=1, holds=False)
-    claims.check("ch2.z", claim="c", measured=4, paper=4, holds=True)
-    all_records = claims.load()
-    assert [(r["claim_id"], r["measured"], r["holds"]) for r in all_records] == [
-        ("ch1.a", 3, False), ("ch1.b", 2, True), ("ch2.z", 4, True)]
-    assert [r["claim_id"] for r in claims.load("ch2")] == ["ch2.z"]
-    assert claims.load("missing") == []
-
-
-def test_load_on_empty_folder():
-    assert claims.load() == []
-
-
 # --- style -----------------------------------------------------------------------------------------------
 
 
@@ -264,7 +175,6 @@ def test_use_style_sets_white_background():
 
 
 def test_best_time_counts_sync_and_rejects_bad_repeat():
-    import time
 
     import pytest
 

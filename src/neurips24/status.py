@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from . import claims
+from .claims import format_value
 
 _TOC_NOTEBOOK = re.compile(r"^\s*-?\s*file:\s*(notebooks/[\w\-]+)\s*$", re.M)
 _CHECK_CALL = re.compile(r"""\bcheck\(\s*[fr]?["']([A-Za-z0-9_\-]+)\.""")
@@ -44,19 +45,6 @@ def toc_chapters(root: Path) -> list[dict]:
     return chapters
 
 
-def format_value(value) -> str:
-    """A recorded value as short text: numbers to 3 significant digits, dicts as 'key: value; ...'."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {format_value(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return "[" + ", ".join(format_value(v) for v in value) + "]"
-    return str(value)
-
-
 def _cell(text: str) -> str:
     """Text made safe for a cell of a MyST pipe table (no markup, no math, no line breaks)."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
@@ -65,6 +53,37 @@ def _cell(text: str) -> str:
 def _seconds(records: list[dict]) -> str:
     times = [r["elapsed_s"] for r in records if isinstance(r.get("elapsed_s"), (int, float))]
     return f"{max(times):.0f} s" if times else "—"
+
+
+def _outcome(rec: dict) -> str:
+    """The record's outcome; records written before controls existed have only ``holds``."""
+    return rec.get("outcome") or ("pass" if rec["holds"] else "fail")
+
+
+def _count(records: list[dict], *outcomes: str, negate: bool = False) -> int:
+    return sum((_outcome(r) in outcomes) != negate for r in records)
+
+
+def _paper(rec: dict) -> str:
+    source = rec.get("paper_source")
+    return format_value(rec["paper"]) + (f" ({source})" if source else "")
+
+
+def _control(rec: dict) -> str:
+    ctrl = rec.get("control")
+    if not ctrl:
+        return "none"
+    return f"{ctrl['name']}: {format_value(ctrl['measured'])} ({'holds' if ctrl['holds'] else 'does not hold'})"
+
+
+def _interval(rec: dict) -> str:
+    iv = rec.get("interval")
+    return f"[{iv['low']:.3g}, {iv['high']:.3g}] ({iv['level']:.0%}, {iv['method']})" if iv else "—"
+
+
+def _result(rec: dict) -> str:
+    outcome = _outcome(rec)
+    return {"pass": "pass", "not reproduced": "not reproduced (known)"}.get(outcome, f"**{outcome}**")
 
 
 def render(records: list[dict], chapters: list[dict]) -> str:
@@ -91,32 +110,39 @@ def render(records: list[dict], chapters: list[dict]) -> str:
         "Every chapter asserts the paper's claims on what its own code computed (the *Reproduction check* "
         "section) and records each check as it runs. This page is generated from those records when the book "
         "is built, so it shows the numbers of this build of the book, not numbers typed in by hand. "
-        "*Run time* is the chapter's time from its setup cell to its last check.",
+        "Each check has a *control*: the same measurement on a case where the claim must not hold, which must "
+        "fail for the check to count; noisy claims carry an interval. A claim a chapter shows does not reproduce "
+        "at its scale is listed as *not reproduced*. *Run time* is the chapter's time from its setup cell to its "
+        "last check.",
         "",
     ]
     if everything:
         scales = " and ".join(f"`{s}`" for s in sorted({r["scale"] for r in everything}))
-        lines.append(f"**{sum(r['holds'] for r in everything)} of {len(everything)} claims hold**, at the "
-                     f"{scales} scale; last check recorded {max(r['time'] for r in everything)}.")
+        lines.append(f"**{_count(everything, 'pass')} of {len(everything)} claims hold, "
+                     f"{_count(everything, 'not reproduced')} do not reproduce (said in their chapters), "
+                     f"{_count(everything, 'pass', 'not reproduced', negate=True)} fail**, at the {scales} scale; "
+                     f"last check recorded {max(r['time'] for r in everything)}.")
     else:
         lines.append("**No reproduction check has been recorded yet**: the chapters have not run in this build.")
-    lines += ["", "| Chapter | Claims that hold | Scale | Run time |", "|---|---|---|---|"]
+    lines += ["", "| Chapter | Hold | Not reproduced | Claims | Scale | Run time |", "|---|---|---|---|---|---|"]
     for _, chapter, recs in groups:
         if recs:
             scales = ", ".join(sorted({_cell(r["scale"]) for r in recs}))
-            lines.append(f"| {chapter} | {sum(r['holds'] for r in recs)} of {len(recs)} | {scales} "
-                         f"| {_seconds(recs)} |")
+            lines.append(f"| {chapter} | {_count(recs, 'pass')} | {_count(recs, 'not reproduced')} | {len(recs)} "
+                         f"| {scales} | {_seconds(recs)} |")
         else:
-            lines.append(f"| {chapter} | not run | — | — |")
+            lines.append(f"| {chapter} | not run | — | — | — | — |")
     for heading, _, recs in groups:
         if recs:
-            lines += ["", f"## {heading}", "", "| Claim | Paper | This build | Result |", "|---|---|---|---|"]
-            lines += [f"| `{r['claim_id']}` {_cell(r['claim'])} | {_cell(format_value(r['paper']))} "
-                      f"| {_cell(format_value(r['measured']))} | {'pass' if r['holds'] else '**fail**'} |"
-                      for r in recs]
-    lines += ["", "The run scale is set by `NEURIPS24_SCALE` (see {doc}`running`). A claim that does not hold "
-              "fails its chapter and the book's build, so a published build shows only passing checks; "
-              "what a miniature cannot show is said in each chapter's reproduction check.", ""]
+            lines += ["", f"## {heading}", "", "| Claim | Paper | This build | Control | Interval | Result |",
+                      "|---|---|---|---|---|---|"]
+            lines += [f"| `{r['claim_id']}` {_cell(r['claim'])} | {_cell(_paper(r))} "
+                      f"| {_cell(format_value(r['measured']))} | {_cell(_control(r))} | {_cell(_interval(r))} "
+                      f"| {_result(r)} |" for r in recs]
+    lines += ["", "The run scale is set by `NEURIPS24_SCALE` (see {doc}`running`). A claim that fails, or whose "
+              "control holds too, fails its chapter and the book's build, so a published build shows only checks "
+              "that passed or known non-reproductions; what a miniature cannot show is said in each chapter's "
+              "reproduction check.", ""]
     return "\n".join(lines)
 
 
