@@ -78,6 +78,11 @@ def test_title_card_has_the_colab_badge(path):
     assert first.cell_type == "markdown" and badge in first.source
 
 
+def test_launch_buttons_open_the_release_the_setup_cells_install():
+    # one version in Colab: the header's launch button, each badge and each setup cell name v<__version__>
+    assert CONFIG["repository"]["branch"] == f"v{neurips24.__version__}"
+
+
 def test_launch_buttons_offer_colab_and_binder():
     assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     assert CONFIG["launch_buttons"]["binderhub_url"]
