@@ -2,7 +2,8 @@
 
 Shared parts (one job each): ``scale`` (the run scale), ``backend`` (NumPy/CuPy), ``show`` (display tested
 source), ``claims`` (assert and record reproduction checks, with controls and intervals), ``glue`` (numbers into the
-prose), ``style`` (plots), ``seed_everything``.
+prose), ``style`` (plots), ``seed_everything``, ``assets`` (pretrained models and shipped data, loaded offline:
+``from neurips24 import assets``).
 One subpackage per paper, e.g. ``neurips24.fno``.
 """
 from . import backend, claims

@@ -68,7 +68,7 @@ class RealResult:
 
 
 def run_real_model(scale: str, loaded=None, progress: bool = True) -> RealResult:
-    """Experiment A on SmolLM2-135M-Instruct (see :mod:`~neurips24.cherryq.smollm`).
+    """Experiment A on SmolLM2-135M-Instruct (loaded by :func:`neurips24.assets.load_smollm`).
 
     Fisher impact from ``n_calib`` calibration windows (batch size 1), the heterogeneity score of every decoder
     matrix for impact and magnitude, then PTQ at ``bits`` with groups of ``group_size``: RTN, cherry PTQ with
@@ -76,7 +76,7 @@ def run_real_model(scale: str, loaded=None, progress: bool = True) -> RealResult
 
     Parameters
     ----------
-    scale : 'fast' or 'full'.   loaded : a :class:`~neurips24.cherryq.smollm.LoadedModel` (loaded if None).
+    scale : 'fast' or 'full'.   loaded : a :class:`~neurips24.assets.LoadedModel` (loaded if None).
     progress : show tqdm bars. At ``fast`` scale torch runs on 2 threads during this call (restored after).
 
     Raises
@@ -94,8 +94,9 @@ def run_real_model(scale: str, loaded=None, progress: bool = True) -> RealResult
 
 
 def _run_real_model(cfg: dict, loaded, progress: bool) -> RealResult:
+    from ..assets import load_smollm
     from .corpus import split_text, token_windows
-    from .smollm import decoder_linears, load_smollm
+    from .smollm import decoder_linears
 
     seconds = {}
     t0 = time.perf_counter()
