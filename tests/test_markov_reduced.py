@@ -157,6 +157,14 @@ def test_bad_p_q_raise(fn, p, q, bad):
         fn(p, q)
 
 
+@pytest.mark.parametrize(("e", "w", "bad"), [(np.nan, 0.3, "e"), (0.5, np.nan, "w"),
+                                             (np.array([0.1, np.inf]), 0.2, "e"), (0.2, -np.inf, "w")])
+def test_predict_basin_refuses_non_finite_points(e, w, bad):
+    # a NaN has no basin: it must not come back as "local" (False)
+    with pytest.raises(ValueError, match=f"^{bad} must be finite"):
+        reduced.predict_basin(e, w, 0.9, 0.9)
+
+
 def test_non_number_p_raises_type_error():
     with pytest.raises(TypeError, match="p must be"):
         chain.check_pq("0.5", 0.5)

@@ -23,8 +23,9 @@ BIAS_MODES = ("optimal", "free")
 
 
 def _check_flow_args(lr, steps, bias):
-    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.floating)) or not lr > 0:
-        raise ValueError(f"lr must be a positive number, got {lr!r}")
+    if isinstance(lr, bool) or not isinstance(lr, (int, float, np.integer, np.floating)) or not np.isfinite(lr) \
+            or not lr > 0:
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 0:
         raise ValueError(f"steps must be an integer >= 0, got {steps!r}")
     if bias not in BIAS_MODES:
@@ -72,20 +73,47 @@ def gradient_flow_reference(e0, w0, p: float, q: float, *, lr: float = 0.02, ste
 
     Raises
     ------
-    ValueError if p, q are outside (0, 1), lr <= 0, steps < 0 or bias is unknown.
+    ValueError if p, q are outside (0, 1), lr is not finite and > 0, steps < 0, bias is unknown, e0, w0 or b0
+    hold NaN or inf, or the flow diverges (lr too large for the landscape: some parameter or loss became
+    non-finite); TypeError if e0, w0 or b0 is not numeric.
     """
     p, q = check_pq(p, q)
     _check_flow_args(lr, steps, bias)
     pi0, pi1 = stationary(p, q)
-    e, w = np.broadcast_arrays(np.asarray(e0, dtype=np.float64), np.asarray(w0, dtype=np.float64))
+    e, w = np.broadcast_arrays(_finite_array("e0", e0), _finite_array("w0", w0))
     e, w = e.copy(), w.copy()
     b = optimal_bias(e, w, p, q) if (b0 is None or bias == "optimal") else np.broadcast_to(
-        np.asarray(b0, dtype=np.float64), e.shape).copy()
-    for _ in range(steps):
-        e, w, b = _step(e, w, b, p, q, pi0, pi1, float(lr), bias)
-    if bias == "optimal":
-        b = optimal_bias(e, w, p, q)
-    return {"e": e, "w": w, "b": b, "loss": loss(e, w, b, p, q)}
+        _finite_array("b0", b0), e.shape).copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        for _ in range(steps):
+            e, w, b = _step(e, w, b, p, q, pi0, pi1, float(lr), bias)
+        if bias == "optimal":
+            b = optimal_bias(e, w, p, q)
+        out = {"e": e, "w": w, "b": b, "loss": loss(e, w, b, p, q)}
+    _check_diverged(out, lr)
+    return out
+
+
+def _finite_array(name, value) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers, got {type(value).__name__}") from exc
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return arr
+
+
+def _check_diverged(out, lr):
+    """A flow whose parameters or loss left the finite numbers diverged: its 'loss' must not be read as a
+    minimum (a NaN compares False with every threshold, which a portrait would count as 'local')."""
+    xp = np if isinstance(out["loss"], np.ndarray) or np.isscalar(out["loss"]) else cupy_or_none()
+    bad = ~(xp.isfinite(out["e"]) & xp.isfinite(out["w"]) & xp.isfinite(out["b"]) & xp.isfinite(out["loss"]))
+    n_bad = int(bad.sum())
+    if n_bad:
+        raise ValueError(f"lr={lr!r} is too large: the flow diverged (non-finite parameters or loss) from "
+                         f"{n_bad} of {bad.size} initialisations; use a smaller lr (the explicit Euler step is "
+                         f"stable only while lr times the loss's curvature stays below 2)")
 
 
 def gradient_flow(e0, w0, p: float, q: float, *, lr: float = 0.02, steps: int = 10_000, bias: str = "optimal",
@@ -100,6 +128,8 @@ def gradient_flow(e0, w0, p: float, q: float, *, lr: float = 0.02, steps: int = 
         return gradient_flow_reference(e0, w0, p, q, lr=lr, steps=steps, bias=bias, b0=b0)
     p, q = check_pq(p, q)
     _check_flow_args(lr, steps, bias)
+    if not (bool(cp.isfinite(e0).all()) and bool(cp.isfinite(cp.asarray(w0)).all())):
+        raise ValueError("e0 and w0 must be finite (no NaN or inf)")
     from ..cuda import raw_kernel
 
     e, w = cp.broadcast_arrays(cp.asarray(e0, dtype=cp.float64), cp.asarray(w0, dtype=cp.float64))
@@ -119,7 +149,9 @@ def gradient_flow(e0, w0, p: float, q: float, *, lr: float = 0.02, steps: int = 
         (blocks,), (threads,),
         (e, w, b, out_loss, np.int64(n), np.float64(p), np.float64(q), np.float64(pi0), np.float64(pi1),
          np.float64(lr), np.int64(steps), np.int32(bias == "free"), np.int32(have_b)))
-    return {"e": e, "w": w, "b": b, "loss": out_loss}
+    out = {"e": e, "w": w, "b": b, "loss": out_loss}
+    _check_diverged(out, lr)
+    return out
 
 
 def bench_flow(sizes=((64, 1000), (512, 1000))) -> list[tuple[str, float, float]]:

@@ -171,10 +171,13 @@ def predict_basin(e, w, p: float, q: float):
 
     Raises
     ------
-    ValueError if p or q is outside (0, 1).
+    ValueError if p or q is outside (0, 1), or e or w holds NaN or inf.
     """
     p, q = check_pq(p, q)
     e, w = np.broadcast_arrays(np.asarray(e, dtype=np.float64), np.asarray(w, dtype=np.float64))
+    for name, v in (("e", e), ("w", w)):
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"{name} must be finite (no NaN or inf): a NaN has no basin")
     E = energy(e, w)
     above = np.where(np.isnan(E), False, E > SEPARATRIX_ENERGY)
     if p + q > 1:
