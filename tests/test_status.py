@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
@@ -84,22 +86,42 @@ def test_format_value(value, text):
     assert status.format_value(value) == text
 
 
-def test_render_a_row_per_chapter_then_a_table_of_claims_per_chapter(book):
+def _dropdowns(page):
+    """The titles of the page's ``:::{dropdown}`` blocks, in order."""
+    return [ln[len(":::{dropdown} "):] for ln in page.splitlines() if ln.startswith(":::{dropdown} ")]
+
+
+def test_render_overview_per_chapter_then_a_dropdown_ledger_per_chapter(book):
     records = [_record("aa.one", elapsed_s=12.3), _record("aa.two", holds=False, measured={"c": 0.5}, elapsed_s=40.6),
                _record("bb.x", scale="full", elapsed_s=7.0), _record("zz.orphan")]
-    page = status.render(records, status.toc_chapters(book))
-    (chapters, beta, alpha, orphan), headings = _tables(page)
+    page = status.render(records, status.toc_chapters(book), version="0.1.0", commit="abc1234")
+    (overview, beta, alpha, orphan), headings = _tables(page)
     # in toc order; the run time is the chapter's latest check, in seconds since neurips24 was imported
-    assert chapters == [["{doc}`Beta chapter <../notebooks/beta>`", "1", "0", "1", "full", "7 s"],
-                        ["{doc}`Alpha chapter <../notebooks/alpha>`", "1", "0", "2", "fast", "41 s"],
-                        ["`zz`", "1", "0", "1", "fast", "—"]]                  # an old record without elapsed_s
-    assert headings == ["Reproduction status", "Beta chapter", "Alpha chapter", "Claims `zz`"]
-    assert beta == [["`bb.x` claim bb.x", "\\> 0", "1", "none", "—", "pass"]]
-    assert alpha == [["`aa.one` claim aa.one", "\\> 0", "1", "none", "—", "pass"],
-                     ["`aa.two` claim aa.two", "\\> 0", "c: 0.5", "none", "—", "**fail**"]]
-    assert orphan == [["`zz.orphan` claim zz.orphan", "\\> 0", "1", "none", "—", "pass"]]
-    assert ("**3 of 4 claims hold, 0 do not reproduce (said in their chapters), 1 fail**, at the `fast` and `full` "
-            "scale; last check recorded 2026-01-02T03:04:05") in page
+    assert overview == [["{doc}`Beta chapter <../notebooks/beta>`", "1", "—", "1 of 1 held, 7 s"],
+                        ["{doc}`Alpha chapter <../notebooks/alpha>`", "2", "1 of 2 held, **1 failed**, 41 s", "—"],
+                        ["`zz`", "1", "1 of 1 held, —", "—"]]                  # an old record without elapsed_s
+    assert headings == ["Reproduction status", "Claim by claim"]
+    assert _dropdowns(page) == ["Beta chapter: 1 of 1 held", "Alpha chapter: 1 of 2 held", "Claims zz: 1 of 1 held"]
+    assert beta == [["`bb.x` claim bb.x", "\\> 0", "—", "1", "none", "—", "pass"]]
+    assert alpha == [["`aa.one` claim aa.one", "\\> 0", "1", "—", "none", "—", "pass"],
+                     ["`aa.two` claim aa.two", "\\> 0", "c: 0.5", "—", "none", "—", "**fail**"]]
+    assert orphan == [["`zz.orphan` claim zz.orphan", "\\> 0", "1", "—", "none", "—", "pass"]]
+    assert "- **`fast` scale: 2 of 3 claims hold**, 0 do not reproduce (said in their chapters), 1 fail." in page
+    assert "- **`full` scale: 1 of 1 claims hold**" in page
+    assert "Package `neurips24` 0.1.0, commit `abc1234`; last check recorded 2026-01-02T03:04:05." in page
+    assert not re.search(r"\bissues?\b", page, re.I)
+
+
+def test_render_both_scales_of_one_claim_side_by_side(book):
+    fast = _record("aa.one", measured=0.5, elapsed_s=30)
+    full = _record("aa.one", measured=0.75, scale="full", elapsed_s=900)
+    full["outcome"] = "not reproduced"
+    page = status.render([fast, full], status.toc_chapters(book))
+    (overview, alpha), _ = _tables(page)
+    assert overview[1][1:] == ["1", "1 of 1 held, 30 s", "0 of 1 held, 1 not reproduced, 900 s"]
+    assert alpha == [["`aa.one` claim aa.one", "\\> 0", "0.5", "0.75", "none", "—",
+                      "fast: pass; full: not reproduced (known)"]]
+    assert "not run in this build" not in page
 
 
 def test_render_shows_control_interval_and_known_non_reproduction(book):
@@ -109,26 +131,29 @@ def test_render_shows_control_interval_and_known_non_reproduction(book):
     known = _record("aa.two", holds=False, measured=0.2)
     known.update(outcome="not reproduced", control={"name": "baseline", "measured": 0.1, "holds": False})
     page = status.render([ok, known], status.toc_chapters(book))
-    (chapters, alpha), _ = _tables(page)
-    assert chapters[1][1:4] == ["1", "1", "2"]
-    assert alpha == [["`aa.one` claim aa.one", "\\>= 0.8 (Fig. 4)", "0.9", "standard init: 0.1 (does not hold)",
+    (overview, alpha), _ = _tables(page)
+    assert overview[1][1:] == ["2", "1 of 2 held, 1 not reproduced, —", "—"]
+    assert alpha == [["`aa.one` claim aa.one", "\\>= 0.8 (Fig. 4)", "0.9", "—", "standard init: 0.1 (does not hold)",
                       "\\[0.6, 0.98\\] (95%, binomial (wilson), 9/10)", "pass"],
-                     ["`aa.two` claim aa.two", "\\> 0", "0.2", "baseline: 0.1 (does not hold)", "—",
+                     ["`aa.two` claim aa.two", "\\> 0", "0.2", "—", "baseline: 0.1 (does not hold)", "—",
                       "not reproduced (known)"]]
-    assert "**1 of 2 claims hold, 1 do not reproduce (said in their chapters), 0 fail**" in page
+    assert "**`fast` scale: 1 of 2 claims hold**, 1 do not reproduce (said in their chapters), 0 fail." in page
+    assert "`full` scale: not run in this build" in page
 
 
 def test_render_chapter_without_records_says_not_run(book):
-    (chapters, alpha), headings = _tables(status.render([_record("aa.one")], status.toc_chapters(book)))
-    assert chapters[0] == ["{doc}`Beta chapter <../notebooks/beta>`", "not run", "—", "—", "—", "—"]
-    assert "Beta chapter" not in headings and len(alpha) == 1
+    page = status.render([_record("aa.one")], status.toc_chapters(book))
+    (overview, alpha), _ = _tables(page)
+    assert overview[0] == ["{doc}`Beta chapter <../notebooks/beta>`", "not run", "—", "—"]
+    assert _dropdowns(page) == ["Alpha chapter: 1 of 1 held"] and len(alpha) == 1
 
 
 def test_render_no_records_at_all(book):
     page = status.render([], status.toc_chapters(book))
     assert "No reproduction check has been recorded yet" in page
-    (chapters,), _ = _tables(page)
-    assert [row[1] for row in chapters] == ["not run", "not run"]
+    (overview,), _ = _tables(page)
+    assert [row[1] for row in overview] == ["not run", "not run"]
+    assert "Package `neurips24` unknown, commit `unknown`." in page
 
 
 def test_render_escapes_markup_math_and_pipes(book):
@@ -136,18 +161,40 @@ def test_render_escapes_markup_math_and_pipes(book):
     rec["claim"] = "gain $\\sigma^2$ [link](x) _u_"
     page = status.render([rec], status.toc_chapters(book))
     (_, (row,)), _ = _tables(page)
-    assert len(row) == 6                                       # the pipe did not split the cell
+    assert len(row) == 7                                       # the pipe did not split the cell
     html = MarkdownIt("commonmark").enable("table").render(page)
     for text in ["a | b $x$ *y* &lt;z&gt;", "`code` {role} next line", "gain $\\sigma^2$ [link](x) _u_"]:
         assert text in html
 
 
+def test_load_records_keeps_one_record_per_claim_and_scale(tmp_path):
+    (tmp_path / "aa.jsonl").write_text("\n".join(json.dumps(r) for r in [
+        _record("aa.one", measured=1), _record("aa.one", measured=2), _record("aa.one", measured=3, scale="full")]))
+    gpu = tmp_path / "gpu"
+    gpu.mkdir()
+    (gpu / "bb.jsonl").write_text(json.dumps(_record("bb.x", scale="full")) + "\n")
+    got = status.load_records(tmp_path, gpu)
+    assert [(r["claim_id"], r["scale"], r["measured"]) for r in got] == [
+        ("aa.one", "fast", 2), ("aa.one", "full", 3), ("bb.x", "full", 1.0)]
+
+
+def test_build_info_reads_the_commit_or_says_unknown(tmp_path):
+    import neurips24
+
+    version, commit = status.build_info(tmp_path)               # not a git repository
+    assert (version, commit) == (neurips24.__version__, "unknown")
+    _, here = status.build_info(Path(status.__file__).resolve().parents[2])
+    assert here == "unknown" or re.fullmatch(r"[0-9a-f]{4,40}", here)
+
+
 def test_main_writes_the_page_from_the_claims_folder(book, capsys):
-    claims.check("aa.one", claim="first", measured=0.25, paper=">= 0.2", holds=True)   # into $NEURIPS24_CLAIMS_DIR
+    claims.check("aa.one", claim="first", measured=0.25, paper=">= 0.2", holds=True,
+                 control={"name": "c", "measured": 0.0, "holds": False})   # into $NEURIPS24_CLAIMS_DIR
     assert status.main(["--root", str(book)]) == 0
     page = (book / "book" / "status.md").read_text(encoding="utf-8")
     assert page.startswith("% Generated by `python -m neurips24.status`")
-    (chapters, alpha), _ = _tables(page)
-    assert alpha == [["`aa.one` first", "\\>= 0.2", "0.25", "none", "—", "pass"]]
-    assert chapters[1][:5] == ["{doc}`Alpha chapter <../notebooks/alpha>`", "1", "0", "1", "fast"]
+    (overview, alpha), _ = _tables(page)
+    assert alpha == [["`aa.one` first", "\\>= 0.2", "0.25", "—", "c: 0 (does not hold)", "—", "pass"]]
+    assert overview[1][:2] == ["{doc}`Alpha chapter <../notebooks/alpha>`", "1"]
+    assert overview[1][2].startswith("1 of 1 held, ")
     assert "1 claims from" in capsys.readouterr().out

@@ -8,8 +8,19 @@
   would otherwise resolve against the page's own folder (a 404 for every font, online and offline); and the
   manager, which typesets widget labels with MathJax 2's ``MathJax.Hub.Queue``, gets that call on MathJax 3
   (without it every widget label raised "Cannot read properties of undefined (reading 'Queue')").
+- The site's own files in ``book/_static`` are served and linked from every page: ``neurips24.css`` (display
+  equations that scroll sideways, tables that fit the column) and ``neurips24.js`` (the theme's sidebar toggles
+  and the solution titles made to work; the file says why).
+- The Colab badge of each chapter's title card is the site's own copy (``_static/colab-badge.svg``): the notebooks
+  name Colab's badge image (for GitHub and Colab), which a reader without network would see broken. Its link
+  target does not change.
 """
 from __future__ import annotations
+
+from pathlib import Path
+
+STATIC = Path(__file__).resolve().parent.parent / "_static"
+COLAB_BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 
 WIDGETS_SETUP = """\
 var require = {paths: {'@jupyter-widgets/html-manager/dist':
@@ -41,6 +52,20 @@ def mend_scripts(app, pagename, templatename, context, doctree) -> None:
     context["script_files"] = unique
 
 
+def local_badge(app, pagename, templatename, context, doctree) -> None:
+    """Point the pages' Colab badge images at the site's own copy."""
+    if COLAB_BADGE in context.get("body", ""):
+        context["body"] = context["body"].replace(COLAB_BADGE, context["pathto"]("_static/colab-badge.svg", 1))
+
+
+def serve_static(app, config) -> None:
+    config.html_static_path.append(str(STATIC))
+
+
 def setup(app):
+    app.connect("config-inited", serve_static)
+    app.add_css_file("neurips24.css")
+    app.add_js_file("neurips24.js")
     app.connect("html-page-context", mend_scripts, priority=900)   # after myst-nb has added the page's scripts
+    app.connect("html-page-context", local_badge)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -4,12 +4,38 @@ A plot drawn inside a live ``ipywidgets.interact`` output makes nbclient (nbmake
 then for its whole cell timeout (jupyter/nbclient#312). The Makefile therefore sets ``NEURIPS24_WIDGETS=0``
 while it executes notebooks: each Explore section draws its default figure statically, and the controls
 appear wherever a person runs the notebook (Jupyter, Colab), where the variable is unset.
+
+The same setting silences progress bars: a bar saved in a notebook's output shows the build machine's timings to
+the book's reader. With ``NEURIPS24_WIDGETS=0``, importing ``neurips24`` makes ``tqdm.auto.tqdm`` (and ``trange``)
+a bar that never draws, before any chapter package imports it; in Jupyter and Colab the bars show as usual.
 """
 from __future__ import annotations
 
 import os
 
 ENV_VAR = "NEURIPS24_WIDGETS"
+
+
+def silence_progress_bars() -> None:
+    """Make ``tqdm.auto.tqdm`` and ``tqdm.auto.trange`` draw nothing (for unattended runs; see the module's text).
+
+    A module that imports them afterwards (``from tqdm.auto import tqdm``) gets the silent bar; it still iterates
+    and counts as tqdm does.
+    """
+    import tqdm.auto
+    import tqdm.std
+
+    class SilentTqdm(tqdm.std.tqdm):
+        """tqdm with ``disable=True`` whatever the caller asks."""
+
+        def __init__(self, *args, **kwargs):
+            kwargs["disable"] = True
+            super().__init__(*args, **kwargs)
+
+    def trange(*args, **kwargs):
+        return SilentTqdm(range(*args), **kwargs)
+
+    tqdm.auto.tqdm, tqdm.auto.trange = SilentTqdm, trange
 
 
 def interact(function, **controls):
@@ -33,3 +59,7 @@ def interact(function, **controls):
     import ipywidgets
 
     return ipywidgets.interact(function, **controls)
+
+
+if os.environ.get(ENV_VAR, "1").strip() == "0":
+    silence_progress_bars()

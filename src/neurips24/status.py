@@ -2,15 +2,18 @@
 
 ``python -m neurips24.status`` reads the records that :func:`neurips24.claims.check` wrote while the chapters
 ran (``$NEURIPS24_CLAIMS_DIR``), finds which notebook of ``_toc.yml`` makes each chapter's checks, and writes
-``book/status.md``: a row per chapter (claims that hold, scale, run time), then a row per claim (the paper's
-value, this build's value, pass/fail). The Makefile runs it after the notebooks ran and before the book is
-built, so the page cannot drift from the code. The page is a build product (git ignores it): never edit it.
+``book/status.md``: an overview with a row per chapter (claims that hold at each scale, run time), then a
+collapsible ledger per chapter with a row per claim (the paper's value, ours at each scale, the control, the
+interval, the result), and the package version and commit the page was built from. The Makefile runs it after
+the notebooks ran and before the book is built, so the page cannot drift from the code. The page is a build
+product (git ignores it): never edit it.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import re
+import subprocess
 from pathlib import Path
 
 from . import claims
@@ -86,60 +89,123 @@ def _result(rec: dict) -> str:
     return {"pass": "pass", "not reproduced": "not reproduced (known)"}.get(outcome, f"**{outcome}**")
 
 
-def render(records: list[dict], chapters: list[dict]) -> str:
-    """The status page (MyST Markdown) for ``records`` (as :func:`neurips24.claims.load` returns them).
+def load_records(*folders: Path) -> list[dict]:
+    """The latest record of each (claim, scale) in the claims folders (default: $NEURIPS24_CLAIMS_DIR), in file order.
 
-    One table with a row per chapter (claims that hold, scale, run time), then one per chapter with a row per
-    claim (the claim, the paper's value, this build's value, pass/fail). A chapter of ``chapters`` with no
-    record is listed as not run; records whose prefix no notebook of the book checks are listed under it.
+    Unlike :func:`neurips24.claims.load`, a claim checked at both scales keeps one record per scale, so that the
+    page can show a ``full``-scale build (e.g. the records of a GPU run, passed with ``--also``) beside ``fast``.
+    """
+    latest: dict[tuple[str, str], dict] = {}
+    for folder in folders or (claims.claims_dir(),):
+        for path in sorted(Path(folder).glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    rec = json.loads(line)
+                    latest[(rec["claim_id"], rec["scale"])] = rec
+    return list(latest.values())
+
+
+def build_info(root: Path) -> tuple[str, str]:
+    """(package version, short git commit of ``root`` or 'unknown' when git or the repository is not there)."""
+    from . import __version__
+
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                             timeout=10)
+        commit = out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        commit = "unknown"
+    return __version__, commit
+
+
+def _scale_summary(recs: list[dict]) -> str:
+    """'3 of 4 held, 1 not reproduced, 41 s' for one chapter's records at one scale; '—' for none."""
+    if not recs:
+        return "—"
+    text = f"{_count(recs, 'pass')} of {len(recs)} held"
+    if _count(recs, "not reproduced"):
+        text += f", {_count(recs, 'not reproduced')} not reproduced"
+    failed = _count(recs, "pass", "not reproduced", negate=True)
+    if failed:
+        text += f", **{failed} failed**"
+    return f"{text}, {_seconds(recs)}"
+
+
+def render(records: list[dict], chapters: list[dict], *, version: str = "unknown", commit: str = "unknown") -> str:
+    """The status page (MyST Markdown) for ``records`` (as :func:`load_records` returns them).
+
+    A one-screen overview, a row per chapter in book order (its claims, and at each scale how many held, how many
+    the chapter knows do not reproduce, and its run time), then a collapsible ledger per chapter (sphinx-design
+    dropdowns) with a row per claim: the claim, the paper's value, ours at ``fast`` and at ``full`` scale, the
+    control, the interval and the result. A chapter with no record is listed as not run; records whose prefix no
+    notebook of the book checks are listed after the chapters.
     """
     by_prefix: dict[str, list[dict]] = {}
     for rec in records:
         by_prefix.setdefault(rec["chapter"], []).append(rec)
-    groups = []   # (heading, chapter cell, records of that chapter)
+    groups = []   # (title, link to the chapter, records of that chapter)
     for ch in chapters:
         recs = [r for p in sorted(ch["prefixes"]) for r in by_prefix.pop(p, [])]
         groups.append((_cell(ch["title"]), f"{{doc}}`{_cell(ch['title'])} <../{ch['doc']}>`", recs))
-    groups += [(f"Claims `{prefix}`", f"`{prefix}`", recs) for prefix, recs in by_prefix.items()]
+    groups += [(f"Claims {_cell(prefix)}", f"`{prefix}`", recs) for prefix, recs in by_prefix.items()]
 
     everything = [r for _, _, recs in groups for r in recs]
     lines = [
         "% Generated by `python -m neurips24.status` from the claims records: do not edit (git ignores it).",
         "# Reproduction status",
         "",
-        "Every chapter asserts the paper's claims on what its own code computed (the *Reproduction check* "
-        "section) and records each check as it runs. This page is generated from those records when the book "
-        "is built, so it shows the numbers of this build of the book, not numbers typed in by hand. "
-        "Each check has a *control*: the same measurement on a case where the claim must not hold, which must "
-        "fail for the check to count; noisy claims carry an interval. A claim a chapter shows does not reproduce "
-        "at its scale is listed as *not reproduced*. *Run time* is the chapter's time from its setup cell to its "
-        "last check.",
+        "Every chapter asserts the paper's claims on what its own code computed (its *Reproduction check* section) "
+        "and records each check as it runs; this page is written from those records when the book is built, so "
+        "its numbers are this build's. Each check has a *control*, the same measurement on a case where the claim "
+        "must not hold, which must fail for the check to count; noisy claims carry an interval. A claim that a "
+        "chapter shows does not reproduce at its scale is listed as *not reproduced*. *Run time* is a chapter's "
+        "time from its setup cell to its last check.",
+        "",
+        f"Package `neurips24` {_cell(version)}, commit `{_cell(commit)}`"
+        + (f"; last check recorded {max(r['time'] for r in everything)}." if everything else "."),
         "",
     ]
-    if everything:
-        scales = " and ".join(f"`{s}`" for s in sorted({r["scale"] for r in everything}))
-        lines.append(f"**{_count(everything, 'pass')} of {len(everything)} claims hold, "
-                     f"{_count(everything, 'not reproduced')} do not reproduce (said in their chapters), "
-                     f"{_count(everything, 'pass', 'not reproduced', negate=True)} fail**, at the {scales} scale; "
-                     f"last check recorded {max(r['time'] for r in everything)}.")
-    else:
+    for scale in ("fast", "full"):
+        at = [r for r in everything if r["scale"] == scale]
+        if at:
+            lines += [f"- **`{scale}` scale: {_count(at, 'pass')} of {len(at)} claims hold**, "
+                      f"{_count(at, 'not reproduced')} do not reproduce (said in their chapters), "
+                      f"{_count(at, 'pass', 'not reproduced', negate=True)} fail."]
+    if not everything:
         lines.append("**No reproduction check has been recorded yet**: the chapters have not run in this build.")
-    lines += ["", "| Chapter | Hold | Not reproduced | Claims | Scale | Run time |", "|---|---|---|---|---|---|"]
+    elif not any(r["scale"] == "full" for r in everything):
+        lines.append("- `full` scale: not run in this build (it needs a GPU; see {doc}`running`).")
+    lines += ["", "| Chapter | Claims | `fast` scale | `full` scale |", "|---|---|---|---|"]
     for _, chapter, recs in groups:
         if recs:
-            scales = ", ".join(sorted({_cell(r["scale"]) for r in recs}))
-            lines.append(f"| {chapter} | {_count(recs, 'pass')} | {_count(recs, 'not reproduced')} | {len(recs)} "
-                         f"| {scales} | {_seconds(recs)} |")
+            ids = {r["claim_id"] for r in recs}
+            lines.append(f"| {chapter} | {len(ids)} | {_scale_summary([r for r in recs if r['scale'] == 'fast'])} "
+                         f"| {_scale_summary([r for r in recs if r['scale'] == 'full'])} |")
         else:
-            lines.append(f"| {chapter} | not run | — | — | — | — |")
-    for heading, _, recs in groups:
-        if recs:
-            lines += ["", f"## {heading}", "", "| Claim | Paper | This build | Control | Interval | Result |",
-                      "|---|---|---|---|---|---|"]
-            lines += [f"| `{r['claim_id']}` {_cell(r['claim'])} | {_cell(_paper(r))} "
-                      f"| {_cell(format_value(r['measured']))} | {_cell(_control(r))} | {_cell(_interval(r))} "
-                      f"| {_result(r)} |" for r in recs]
-    lines += ["", "The run scale is set by `NEURIPS24_SCALE` (see {doc}`running`). A claim that fails, or whose "
+            lines.append(f"| {chapter} | not run | — | — |")
+    lines += ["", "## Claim by claim", "",
+              "Open a chapter to see each claim with the paper's value, ours, its control and its interval.", ""]
+    for title, chapter, recs in groups:
+        if not recs:
+            continue
+        by_claim: dict[str, dict[str, dict]] = {}
+        for r in recs:
+            by_claim.setdefault(r["claim_id"], {})[r["scale"]] = r
+        held = sum(_outcome(next(iter(v.values()))) == "pass" for v in by_claim.values())
+        lines += [f":::{{dropdown}} {title}: {held} of {len(by_claim)} held",
+                  ":class-container: status-chapter", "",
+                  f"Chapter: {chapter}.", "",
+                  "| Claim | Paper | Ours (`fast`) | Ours (`full`) | Control | Interval | Result |",
+                  "|---|---|---|---|---|---|---|"]
+        for claim_id, at in by_claim.items():
+            main = at.get("fast") or at["full"]
+            ours = {s: _cell(format_value(at[s]["measured"])) if s in at else "—" for s in ("fast", "full")}
+            result = (_result(main) if len(at) == 1
+                      else "; ".join(f"{s}: {_result(at[s])}" for s in ("fast", "full")))
+            lines.append(f"| `{claim_id}` {_cell(main['claim'])} | {_cell(_paper(main))} | {ours['fast']} "
+                         f"| {ours['full']} | {_cell(_control(main))} | {_cell(_interval(main))} | {result} |")
+        lines += ["", ":::", ""]
+    lines += ["The run scale is set by `NEURIPS24_SCALE` (see {doc}`running`). A claim that fails, or whose "
               "control holds too, fails its chapter and the book's build, so a published build shows only checks "
               "that passed or known non-reproductions; what a miniature cannot show is said in each chapter's "
               "reproduction check.", ""]
@@ -151,10 +217,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m neurips24.status", description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the book's root (holds _toc.yml)")
     parser.add_argument("--out", type=Path, default=None, help="the page to write (default: ROOT/book/status.md)")
+    parser.add_argument("--also", type=Path, action="append", default=[],
+                        help="another claims folder to read too, e.g. the records of a GPU build at full scale")
     args = parser.parse_args(argv)
-    records = claims.load()   # from $NEURIPS24_CLAIMS_DIR
+    records = load_records(claims.claims_dir(), *args.also)
     out = args.out or args.root / "book" / "status.md"
-    out.write_text(render(records, toc_chapters(args.root)), encoding="utf-8")
+    version, commit = build_info(args.root)
+    out.write_text(render(records, toc_chapters(args.root), version=version, commit=commit), encoding="utf-8")
     print(f"status page: {out} ({len(records)} claims from {claims.claims_dir()})")
     return 0
 

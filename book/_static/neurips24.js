@@ -1,0 +1,39 @@
+// The book's own fixes to its theme's behaviour (served from book/_static by book/_ext/site_scripts.py).
+(function () {
+  "use strict";
+  function ready(cb) {
+    if (document.readyState !== "loading") { cb(); } else { document.addEventListener("DOMContentLoaded", cb); }
+  }
+
+  // 1. Sidebar and contents toggles. The page has two copies of each toggle button (one in the header navbar,
+  // one in the article header). pydata-sphinx-theme 0.17 and sphinx-book-theme 1.3 bind their click handlers
+  // with document.querySelector, i.e. to the first copy only, which the theme hides (sphinx-book-theme #917,
+  // fixed upstream by PR #991 in a release that needs Sphinx 8). A click on another copy is passed to the first.
+  ready(function () {
+    [".primary-toggle", ".secondary-toggle"].forEach(function (selector) {
+      var copies = document.querySelectorAll(selector);
+      for (var i = 1; i < copies.length; i++) {
+        copies[i].addEventListener("click", function (event) {
+          event.preventDefault();
+          event.stopPropagation();
+          copies[0].click();
+        });
+      }
+    });
+  });
+
+  // 2. Solution titles. sphinx-togglebutton 0.4 makes an admonition's whole title toggle it, but its handler
+  // only knows clicks on the title itself, its button or the button's icon; a click on anything else in the
+  // title (the link to the exercise that sphinx-exercise puts in a solution's title, a formula) reads an
+  // undeclared global `button`: "button is not defined", or, once another solution was toggled, toggles that
+  // one. Clicks inside such a title are handled here first: a link just follows, anything else toggles the
+  // title's own admonition.
+  document.addEventListener("click", function (event) {
+    var title = event.target.closest ? event.target.closest(".admonition-title") : null;
+    if (!title || !title.dataset.button) { return; }   // togglebutton marks the titles it made clickable
+    event.stopPropagation();
+    if (event.target.closest("a")) { return; }
+    var button = document.getElementById(title.dataset.button);
+    if (button && typeof window.toggleHidden === "function") { window.toggleHidden(button); }
+  }, true);
+})();

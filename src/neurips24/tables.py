@@ -1,0 +1,105 @@
+"""Tables a chapter shows: an HTML table in Jupyter, Colab and the book, aligned plain text elsewhere.
+
+myst-nb renders a Markdown output as CommonMark, which has no tables, so ``display(Markdown(pipe_table))`` reaches
+the book's reader as raw ``| pipes |``. :func:`show_table` displays one output with two representations: HTML
+(escaped, in a box that scrolls sideways when the table is wider than the column) and text/plain (aligned
+columns, what a terminal or a text-only front end shows). Cells may hold inline TeX as ``$...$``: it is shown as
+``\\(...\\)``, which MathJax typesets in Jupyter and in the book (the table's box asks for it with the class
+``mathjax_process``).
+"""
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Sequence
+from numbers import Integral, Real
+
+import numpy as np
+
+_DOLLAR_MATH = re.compile(r"\$([^$]+)\$")
+
+
+def format_cell(value, fmt: str = "{:.3g}") -> str:
+    """A cell's text: strings as they are, bools as yes/no, other numbers through ``fmt``, None as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        return fmt.format(float(value)) if math.isfinite(float(value)) else str(float(value))
+    return str(value)
+
+
+def _check(rows, header) -> tuple[list[str], list[list]]:
+    if isinstance(header, (str, bytes)) or not isinstance(header, Sequence) or not header:
+        raise TypeError(f"header must be a non-empty sequence of column names, got {type(header).__name__}")
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
+        raise TypeError(f"rows must be a sequence of rows, got {type(rows).__name__}")
+    rows = [list(r) for r in rows]
+    for i, row in enumerate(rows):
+        if len(row) != len(header):
+            raise ValueError(f"rows[{i}] has {len(row)} cells, the header has {len(header)}")
+    return [str(h) for h in header], rows
+
+
+def _html_cell(text: str) -> str:
+    """Escaped HTML; ``$tex$`` becomes ``\\(tex\\)`` for MathJax."""
+    parts = _DOLLAR_MATH.split(text)   # even indices: text, odd: TeX
+    return "".join(html.escape(p) if i % 2 == 0 else r"\(" + html.escape(p) + r"\)" for i, p in enumerate(parts))
+
+
+def table_html(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> str:
+    """The table as an HTML fragment (a ``div.neurips24-table-wrap`` holding a ``table.neurips24-table``).
+
+    Parameters
+    ----------
+    rows : sequence of rows, each a sequence of cells (str, number, bool or None), one per column of ``header``.
+    header : sequence of column names (str; ``$...$`` is typeset as inline math).
+    caption : optional caption above the table.
+    fmt : format of the cells that are non-integer numbers (default three significant digits).
+
+    Raises
+    ------
+    TypeError if ``header`` or ``rows`` is not a sequence (a string is not); ValueError if a row's length
+    differs from the header's.
+    """
+    header, rows = _check(rows, header)
+    head = "".join(f"<th>{_html_cell(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_html_cell(format_cell(c, fmt))}</td>" for c in row) + "</tr>"
+                   for row in rows)
+    cap = f"<caption>{_html_cell(caption)}</caption>" if caption else ""
+    return (f"<div class='neurips24-table-wrap mathjax_process' style='overflow-x:auto;max-width:100%'>"
+            f"<table class='neurips24-table'>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+def table_text(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> str:
+    """The table as aligned plain text (columns padded to their widest cell). Same parameters as :func:`table_html`."""
+    header, rows = _check(rows, header)
+    cells = [header] + [[" ".join(format_cell(c, fmt).split()) for c in row] for row in rows]
+    widths = [max(len(r[j]) for r in cells) for j in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(([caption] if caption else []) + lines)
+
+
+def show_table(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> None:
+    """Display the table: HTML in Jupyter, Colab and the book; aligned text where only text shows (a script prints it).
+
+    Same parameters and errors as :func:`table_html`.
+    """
+    html_text, plain = table_html(rows, header, caption=caption, fmt=fmt), table_text(rows, header, caption=caption,
+                                                                                      fmt=fmt)
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:   # pragma: no cover - IPython is a dependency
+        get_ipython = None
+    if get_ipython is not None and get_ipython() is not None:
+        display({"text/html": html_text, "text/plain": plain}, raw=True)
+    else:
+        print(plain)

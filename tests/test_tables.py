@@ -1,0 +1,95 @@
+"""neurips24.tables: HTML and text tables instead of Markdown pipe tables (which myst-nb shows as raw pipes)."""
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from neurips24 import tables
+
+
+class _Cells(HTMLParser):
+    """The text of each th/td, row by row, as a browser would read it."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.rows, self.caption, self._in = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("th", "td"):
+            self.rows[-1].append("")
+            self._in = "cell"
+        elif tag == "caption":
+            self._in = "caption"
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td", "caption"):
+            self._in = None
+
+    def handle_data(self, data):
+        if self._in == "cell":
+            self.rows[-1][-1] += data
+        elif self._in == "caption":
+            self.caption.append(data)
+
+
+def _parse(fragment):
+    p = _Cells()
+    p.feed(fragment)
+    return p
+
+
+ROWS = [["RTN", 3, 0.123456, True], ["cherry <b>", np.int64(4), np.float64(12345.0), None]]
+HEADER = ["method", "bits", "$e^{-m I}$", "ok"]
+
+
+def test_html_cells_escaped_numbers_formatted_tex_for_mathjax():
+    fragment = tables.table_html(ROWS, HEADER, caption="Table & caption")
+    parsed = _parse(fragment)
+    assert parsed.rows == [["method", "bits", r"\(e^{-m I}\)", "ok"],
+                           ["RTN", "3", "0.123", "yes"],
+                           ["cherry <b>", "4", "1.23e+04", "—"]]
+    assert "".join(parsed.caption) == "Table & caption"
+    assert "<b>" not in fragment and "mathjax_process" in fragment and "|---" not in fragment
+
+
+def test_text_is_aligned_columns():
+    text = tables.table_text([["a", 1.5], ["longer name", 22]], ["name", "x"], fmt="{:.2f}")
+    assert text.splitlines() == ["name         x", "-----------  ----", "a            1.50", "longer name  22"]
+
+
+@pytest.mark.parametrize("value, text", [(None, "—"), ("s", "s"), (False, "no"), (np.bool_(True), "yes"), (7, "7"),
+                                         (2.0, "2"), (float("nan"), "nan"), (float("inf"), "inf")])
+def test_format_cell(value, text):
+    assert tables.format_cell(value) == text
+
+
+@pytest.mark.parametrize("rows, header, error", [
+    ([["a"]], "ab", TypeError), ([["a"]], [], TypeError), ("rows", ["a"], TypeError), ([["a", "b"]], ["a"], ValueError),
+])
+def test_bad_input(rows, header, error):
+    with pytest.raises(error):
+        tables.table_html(rows, header)
+    with pytest.raises(error):
+        tables.show_table(rows, header)
+
+
+def test_show_table_prints_text_outside_ipython(capsys):
+    tables.show_table([["a", 1]], ["name", "x"])
+    assert capsys.readouterr().out.splitlines() == ["name  x", "----  -", "a     1"]
+
+
+def test_show_table_in_a_kernel_displays_html_with_a_text_fallback(monkeypatch):
+    shown = []
+    import IPython
+    import IPython.display
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    monkeypatch.setattr(IPython.display, "display", lambda obj, raw=False: shown.append((obj, raw)))
+    tables.show_table([["a", 1]], ["name", "x"])
+    ((bundle, raw),) = shown
+    assert raw and set(bundle) == {"text/html", "text/plain"}
+    assert _parse(bundle["text/html"]).rows == [["name", "x"], ["a", "1"]]
