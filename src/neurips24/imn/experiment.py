@@ -1,0 +1,156 @@
+"""The chapter's experiment: AUROC of IMN against scikit-learn's baselines on three tabular sets, and the
+faithfulness of IMN's impacts against comparison explanations on logistic data with known beta.
+
+- :func:`fit_baselines`: logistic regression, decision tree, random forest, histogram gradient boosting
+  (scikit-learn, default hyper-parameters).
+- :func:`auroc`: scikit-learn's ``roc_auc_score`` (one-vs-rest macro average for more than two classes).
+- :func:`run_experiment`: everything the chapter reports, for one run scale.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..scale import check_scale
+from .data import check_xy, load_tabular
+from .faithfulness import deletion_curve, impact_correlation, neighbour_hyperplane_accuracy, occlusion_attributions
+from .model import IMN, IMNConfig
+
+CONFIG = {
+    "fast": dict(seeds=(0, 1, 2), epochs=60, n_synthetic=600, rf_trees=100, neighbours=(10, 50)),
+    "full": dict(seeds=tuple(range(10)), epochs=500, n_synthetic=3000, rf_trees=500, neighbours=(10, 200)),
+}
+AUROC_SETS = ("breast_cancer", "wine", "noisy_moons")
+MODELS = ("logistic regression", "decision tree", "random forest", "gradient boosting", "IMN")
+TREES = ("decision tree", "random forest", "gradient boosting")
+
+
+def fit_baselines(X, y, seed: int, rf_trees: int = 100) -> dict:
+    """The four scikit-learn baselines fitted on (X, y) (validated by :func:`~neurips24.imn.data.check_xy`)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier
+    X, y, _ = check_xy(X, y)
+    models = {"logistic regression": LogisticRegression(max_iter=2000),
+              "decision tree": DecisionTreeClassifier(random_state=seed),
+              "random forest": RandomForestClassifier(n_estimators=rf_trees, random_state=seed, n_jobs=1),
+              "gradient boosting": HistGradientBoostingClassifier(random_state=seed)}
+    return {name: m.fit(X, y) for name, m in models.items()}
+
+
+def auroc(y, proba) -> float:
+    """AUROC of probabilities ``proba`` (n, C) for labels ``y`` (n,) in 0..C-1 (macro one-vs-rest if C > 2)."""
+    from sklearn.metrics import roc_auc_score
+    proba = np.asarray(proba, dtype=float)
+    if proba.ndim != 2 or proba.shape[0] != len(y) or not np.isfinite(proba).all():
+        raise ValueError(f"proba must be finite (n, C) with n = len(y) = {len(y)}, got shape {proba.shape}")
+    return float(roc_auc_score(y, proba[:, 1]) if proba.shape[1] == 2 else roc_auc_score(y, proba, multi_class="ovr"))
+
+
+@dataclass
+class Results:
+    """What :func:`run_experiment` returns (lists are per seed)."""
+
+    config: dict
+    auroc: dict = field(default_factory=dict)          # dataset -> model -> [AUROC per seed]
+    faith_local: dict = field(default_factory=dict)    # method -> [mean per-instance Pearson with beta*x]
+    faith_global: dict = field(default_factory=dict)   # method -> [Spearman(global importance, |beta|)]
+    neighbours: dict = field(default_factory=dict)     # k -> [neighbour-hyperplane accuracy per seed]
+    deletion: dict = field(default_factory=dict)       # order -> (M + 1,) curve averaged over seeds
+    example: dict = field(default_factory=dict)        # one seed's IMN impacts and truth, for the figures
+    seconds: dict = field(default_factory=dict)
+
+    def mean(self, dataset, model) -> float:
+        return float(np.mean(self.auroc[dataset][model]))
+
+    def best_tree(self, dataset) -> str:
+        return max(TREES, key=lambda m: self.mean(dataset, m))
+
+
+def _spearman(a, b) -> float:
+    from scipy.stats import spearmanr
+    return float(spearmanr(a, b).statistic)
+
+
+def run_experiment(scale: str = "fast", seeds=None) -> Results:
+    """Run the chapter's experiment at ``scale`` ('fast' or 'full'); ``seeds`` overrides the scale's seeds."""
+    cfg = dict(CONFIG[check_scale(scale)])
+    if seeds is not None:
+        cfg["seeds"] = tuple(int(s) for s in seeds)
+    res = Results(config=cfg)
+    imn_cfg = IMNConfig(epochs=cfg["epochs"])
+    t0 = time.process_time()
+    for name in AUROC_SETS:
+        res.auroc[name] = {m: [] for m in MODELS}
+        for seed in cfg["seeds"]:
+            d = load_tabular(name, seed, n=cfg["n_synthetic"])
+            models = fit_baselines(d["X_train"], d["y_train"], seed, cfg["rf_trees"])
+            models["IMN"] = IMN(imn_cfg, seed).fit(d["X_train"], d["y_train"])
+            for m, model in models.items():
+                res.auroc[name][m].append(auroc(d["y_test"], model.predict_proba(d["X_test"])))
+            if name == "noisy_moons":
+                W = models["IMN"].weights(d["X_test"])[:, :, 0]
+                for k in cfg["neighbours"]:
+                    res.neighbours.setdefault(k, []).append(
+                        neighbour_hyperplane_accuracy(d["X_test"], W, d["y_test"], k))
+    res.seconds["auroc"] = time.process_time() - t0
+    t0 = time.process_time()
+    _faithfulness(res, cfg, imn_cfg)
+    res.seconds["faithfulness"] = time.process_time() - t0
+    return res
+
+
+def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
+    from sklearn.inspection import permutation_importance
+    local = {k: [] for k in ("IMN", "IMN, untrained (control)", "logistic regression: coef × x",
+                             "gradient boosting: occlusion")}
+    glob = {k: [] for k in ("IMN: mean |impact|", "logistic regression: |coef|",
+                            "gradient boosting: permutation importance")}
+    curves = {k: [] for k in ("IMN impacts", "untrained IMN impacts", "random order")}
+    for seed in cfg["seeds"]:
+        d = load_tabular("logistic", seed, n=cfg["n_synthetic"])
+        Xtr, Xte, beta = d["X_train"], d["X_test"], d["beta"]
+        truth = Xte * beta
+        imn = IMN(imn_cfg, seed).fit(Xtr, d["y_train"])
+        untrained = IMN(imn_cfg, seed + 1000).init(Xtr.shape[1], 2)
+        base = fit_baselines(Xtr, d["y_train"], seed, cfg["rf_trees"])
+        lr, hgb = base["logistic regression"], base["gradient boosting"]
+        a_imn = imn.impacts(Xte)
+        a_un = untrained.impacts(Xte)
+        mean = Xtr.mean(0)
+        a_hgb = occlusion_attributions(lambda Z: hgb.decision_function(Z), Xte, mean)
+        local["IMN"].append(impact_correlation(a_imn, truth))
+        local["IMN, untrained (control)"].append(impact_correlation(a_un, truth))
+        local["logistic regression: coef × x"].append(impact_correlation(Xte * lr.coef_[0], truth))
+        local["gradient boosting: occlusion"].append(impact_correlation(a_hgb, truth))
+        glob["IMN: mean |impact|"].append(_spearman(np.abs(a_imn).mean(0), np.abs(beta)))
+        glob["logistic regression: |coef|"].append(_spearman(np.abs(lr.coef_[0]), np.abs(beta)))
+        pi = permutation_importance(hgb, Xte, d["y_test"], n_repeats=5, random_state=seed, scoring="roc_auc")
+        glob["gradient boosting: permutation importance"].append(_spearman(pi.importances_mean, np.abs(beta)))
+        rng = np.random.default_rng(seed)
+        orders = {"IMN impacts": np.argsort(-np.abs(a_imn), 1), "untrained IMN impacts": np.argsort(-np.abs(a_un), 1),
+                  "random order": np.argsort(rng.random(Xte.shape), 1)}
+        for k, order in orders.items():
+            curves[k].append(deletion_curve(imn.predict_proba, Xte, order, mean))
+        if not res.example:
+            res.example = dict(impacts=a_imn, truth=truth, untrained=a_un, beta=beta)
+    res.faith_local, res.faith_global = local, glob
+    res.deletion = {k: np.mean(v, 0) for k, v in curves.items()}
+
+
+def explore_run(l1: float = 0.1, epochs: int = 60, seed: int = 0, n: int = 600) -> dict:
+    """One IMN on the logistic set with L1 strength ``l1`` (>= 0) and ``epochs`` (>= 6): its impacts, the truth,
+    an untrained hypernetwork's impacts, the impact correlation and the test AUROC (the chapter's widget)."""
+    if not (np.isfinite(l1) and l1 >= 0) or int(epochs) < 6:
+        raise ValueError(f"l1 must be finite and >= 0 and epochs >= 6, got l1={l1}, epochs={epochs}")
+    d = load_tabular("logistic", seed, n=n)
+    model = IMN(IMNConfig(epochs=int(epochs), l1=float(l1)), seed).fit(d["X_train"], d["y_train"])
+    a = model.impacts(d["X_test"])
+    truth = d["X_test"] * d["beta"]
+    untrained = IMN(IMNConfig(), seed + 1000).init(truth.shape[1], 2).impacts(d["X_test"])
+    return dict(impacts=a, truth=truth, untrained=untrained, beta=d["beta"],
+                correlation=impact_correlation(a, truth),
+                auroc=auroc(d["y_test"], model.predict_proba(d["X_test"])),
+                zero_fraction=float(np.mean(np.abs(a) < 0.01)))
