@@ -120,7 +120,7 @@ def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
         a_imn = imn.impacts(Xte)
         a_un = untrained.impacts(Xte)
         mean = Xtr.mean(0)
-        a_hgb = occlusion_attributions(lambda Z: hgb.decision_function(Z), Xte, mean)
+        a_hgb = occlusion_attributions(hgb.decision_function, Xte, mean)
         local["IMN"].append(impact_correlation(a_imn, truth))
         local["IMN, untrained (control)"].append(impact_correlation(a_un, truth))
         local["logistic regression: coef × x"].append(impact_correlation(Xte * lr.coef_[0], truth))

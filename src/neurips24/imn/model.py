@@ -114,7 +114,7 @@ class IMN:
         self.net: HyperNet | None = None
 
     # -- training ---------------------------------------------------------------------------------------
-    def init(self, n_features: int, n_classes: int) -> "IMN":
+    def init(self, n_features: int, n_classes: int) -> IMN:
         """Build a freshly initialised hypernetwork (also the 'untrained' control: no fit, one snapshot)."""
         c = self.config
         torch.manual_seed(self.seed)
@@ -123,7 +123,7 @@ class IMN:
         self.snapshots = [copy.deepcopy(self.net.state_dict())]
         return self
 
-    def fit(self, X, y) -> "IMN":
+    def fit(self, X, y) -> IMN:
         """Train on X (n, M) numeric finite, y (n,) with >= 2 classes (see :func:`~neurips24.imn.data.check_xy`)."""
         X, y, classes = check_xy(X, y)
         c = self.config
