@@ -14,6 +14,7 @@ from neurips24 import scale
 from neurips24.backend import cupy_or_none
 from neurips24.cherryq.kernels import bench_cherry_quant
 from neurips24.cts.kernels import bench_cts_step
+from neurips24.edl.kernels import bench_edl_fused
 from neurips24.fno.layer import bench_mode_mix
 from neurips24.markov.flow import bench_flow
 from neurips24.melloc.kernels import bench_melloc_kernels
@@ -26,6 +27,7 @@ BENCHES = {
         ("cts.step", lambda: bench_cts_step(R=10_000, m=65, n_steps=5), "rounds / s"),
         ("melloc.residual + solve", lambda: bench_melloc_kernels(sizes=(512,)), None),
         ("cherryq.quantize", lambda: bench_cherry_quant(sizes=[(1536, 576)], repeats=3), None),
+        ("edl.fused loss + decomposition", lambda: bench_edl_fused(n=20_000, C=10), None),
     ],
     "full": [
         ("fno.mode_mix", lambda: bench_mode_mix(G=64, D=128, K=32), None),
@@ -33,6 +35,7 @@ BENCHES = {
         ("cts.step", lambda: bench_cts_step(R=100_000, m=65, n_steps=20), "rounds / s"),
         ("melloc.residual + solve", lambda: bench_melloc_kernels(sizes=(4096,)), None),
         ("cherryq.quantize", lambda: bench_cherry_quant(sizes=[(1536, 576), (576, 1536), (4096, 4096)]), None),
+        ("edl.fused loss + decomposition", lambda: bench_edl_fused(n=1_000_000, C=10), None),
     ],
 }
 

@@ -7,5 +7,5 @@ from .model import IMN, HyperNet, IMNConfig, linear_head
 
 __all__ = ["data", "experiment", "faithfulness", "model", "plots", "BETA", "check_x", "check_xy", "load_tabular",
            "make_logistic", "make_noisy_moons", "Results", "explore_run", "run_experiment", "auroc", "fit_baselines",
-           "deletion_curve", "impact_correlation", "neighbour_hyperplane_accuracy", "occlusion_attributions", "IMN", "HyperNet",
-           "IMNConfig", "linear_head"]
+           "deletion_curve", "impact_correlation", "neighbour_hyperplane_accuracy", "occlusion_attributions", "IMN",
+           "HyperNet", "IMNConfig", "linear_head"]
