@@ -93,3 +93,18 @@ def test_show_table_in_a_kernel_displays_html_with_a_text_fallback(monkeypatch):
     ((bundle, raw),) = shown
     assert raw and set(bundle) == {"text/html", "text/plain"}
     assert _parse(bundle["text/html"]).rows == [["name", "x"], ["a", "1"]]
+
+
+def test_parse_pipes_reads_a_pipe_table_and_round_trips_through_show_table():
+    md = "| U | CSQ (T = y) |\n|---|---|\n| {1, 2} | +0.001 ± 0.002 (+0.000) |\n| Leap / Cover | ∞ / 3 |"
+    rows, header = tables.parse_pipes(md)
+    assert header == ["U", "CSQ (T = y)"]
+    assert rows == [["{1, 2}", "+0.001 ± 0.002 (+0.000)"], ["Leap / Cover", "∞ / 3"]]
+    assert _parse(tables.table_html(rows, header)).rows == [header] + rows
+
+
+@pytest.mark.parametrize("bad, error", [(None, TypeError), ("just text", ValueError), ("| a |\n| b |", ValueError),
+                                        ("| a | b |\n|---|---|\n| 1 |", ValueError)])
+def test_parse_pipes_rejects_what_is_not_a_pipe_table(bad, error):
+    with pytest.raises(error):
+        tables.parse_pipes(bad)

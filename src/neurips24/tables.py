@@ -103,3 +103,27 @@ def show_table(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}")
         display({"text/html": html_text, "text/plain": plain}, raw=True)
     else:
         print(plain)
+
+
+def parse_pipes(text: str) -> tuple[list[list[str]], list[str]]:
+    """The rows and the header of a Markdown pipe table (``| a | b |`` lines, the second one ``|---|---|``).
+
+    For a package that already formats its table as Markdown: ``show_table(*parse_pipes(md))`` shows it as
+    :func:`show_table` does. Cells are stripped; ``\\|`` inside a cell is not supported.
+
+    Raises
+    ------
+    TypeError if ``text`` is not a str; ValueError if it has no header and separator line, or a row's
+    number of cells differs from the header's.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) < 2 or not all(ln.startswith("|") and ln.endswith("|") for ln in lines) \
+            or not re.fullmatch(r"\|(\s*:?-{3,}:?\s*\|)+", lines[1]):
+        raise ValueError("text must be a pipe table: a '| ... |' header line, a '|---|' separator line, then rows")
+    header, *rows = [[cell.strip() for cell in ln[1:-1].split("|")] for ln in lines[:1] + lines[2:]]
+    for i, row in enumerate(rows):
+        if len(row) != len(header):
+            raise ValueError(f"row {i} of the table has {len(row)} cells, the header has {len(header)}")
+    return rows, header
