@@ -6,8 +6,8 @@ import pytest
 from scipy.ndimage import correlate
 
 from neurips24.melloc import backends
-from neurips24.melloc.experiment import family_sizes, format_table, run_benchmark, stencil_recovery
-from neurips24.melloc.fields import make_field
+from neurips24.melloc.experiment import RECOVERY_OPERATORS, family_sizes, format_table, run_benchmark, stencil_recovery
+from neurips24.melloc.fields import make_field, operator_field
 from neurips24.melloc.intmap import float_to_int, int_to_float
 from neurips24.melloc.stencil import (
     FAMILY,
@@ -94,9 +94,44 @@ def test_family_sizes_prefer_laplacian_on_poisson():
     assert min(sizes, key=sizes.get) == (1, 0)
 
 
+@pytest.mark.parametrize("ab", [(1, 1), (1, 2)])
+def test_learned_stencil_recovers_other_members_float64(ab):
+    """Data from another member of the family must not come back as Δ₅ (the learning is not a no-op)."""
+    u = operator_field(stencil_matrix(*ab), 128, np.float64, seed=3)
+    assert learn_stencil(float_to_int(u)[0])[1:] == ab
+
+
+def test_learned_stencil_control_laplacian_float64():
+    u = operator_field(stencil_matrix(1, 0), 128, np.float64, seed=3)
+    assert learn_stencil(float_to_int(u)[0])[1:] == (1, 0)
+
+
+def test_operator_field_solves_its_operator():
+    c = np.array([[0, 4, 0], [1, -10, 1], [0, 4, 0]])
+    u = operator_field(c, 64, np.float64, seed=0).astype(np.float64)
+    f = correlate(u - 280.0, c.astype(float), mode="wrap")
+    rng = np.random.default_rng(0)          # the sources are smooth bumps: f is smooth and mean-free
+    assert abs(f.mean()) < 1e-9 and np.abs(f).max() > 0
+    with pytest.raises(ValueError, match="3x3"):
+        operator_field(np.ones((2, 2)), 64)
+    with pytest.raises(ValueError, match="invertible"):
+        operator_field(np.array([[1, 0, 1], [0, -4, 0], [1, 0, 1]]), 64)   # Δ× vanishes at (π, π)
+    with pytest.raises(ValueError, match="n must"):
+        operator_field(c, 4)
+    del rng
+
+
+def test_learn_stencil_rejects_bad_input():
+    with pytest.raises(ValueError, match="integer"):
+        learn_stencil(np.zeros((8, 8)))
+    with pytest.raises(ValueError, match="sides"):
+        learn_stencil(np.zeros((2, 8), np.int64))
+
+
 def test_stencil_recovery_runs():
-    rec = stencil_recovery("fast")
-    assert all(ab == (1, 0) for ab in rec["ab"]) and len(rec["t"]) == len(rec["cases"])
+    rows = stencil_recovery("fast", dtypes=("float64",))
+    assert {r["operator"] for r in rows} == set(RECOVERY_OPERATORS)
+    assert all(r["chosen"] == r["true"] for r in rows if r["true"] is not None)
 
 
 def test_fields_bad_arguments():

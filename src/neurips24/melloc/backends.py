@@ -5,13 +5,36 @@ names the backend that wrote a stream, so any decoder can read any choice.
 
 - ``zstd``: zig-zag (integers), byte shuffle (the k-th byte of every value together), then Zstandard.
 - ``pcodec``: pcodec's standalone format; for int32 streams with a learned order-4 convolution predictor
-  (``DeltaSpec.try_conv1(4)``), which captures the smooth part of the source term.
+  (``DeltaSpec.try_conv1(4)``), which captures the smooth part of the source term. pcodec 1.1.0's conv1
+  delta panics (a Rust ``PanicException``, a ``BaseException``) on some int32 streams just over 2¹⁸ values,
+  e.g. every 1022² source term of a 1024² block. We ask for one page per chunk
+  (``PagingSpec.exact_page_sizes``), which avoids most of those lengths, and if the coder still panics we
+  fall back to pcodec's default delta (``DeltaSpec.auto()``); a panic there too drops pcodec for that stream
+  (``encode_best`` keeps zstd). A panic while *decoding* is reported as a corrupted stream (ValueError).
 """
 from __future__ import annotations
 
 import importlib.util
 
 import numpy as np
+
+MAX_ZSTD_CHUNK = 1 << 22   # bytes per read of the streaming zstd decoder: memory grows with real output only
+
+
+class CoderPanic(RuntimeError):
+    """The pcodec coder panicked (a Rust panic turned into a ``BaseException`` by pyo3)."""
+
+
+def _call_pcodec(fn, *args):
+    """Run a pcodec call; turn a Rust panic (BaseException, not Exception) into :class:`CoderPanic`."""
+    try:
+        return fn(*args)
+    except (KeyboardInterrupt, SystemExit, GeneratorExit):
+        raise
+    except Exception:
+        raise
+    except BaseException as err:           # pyo3_runtime.PanicException
+        raise CoderPanic(f"pcodec panicked: {err}") from err
 
 CODEC_IDS = {"raw": 0, "zstd": 1, "pcodec": 2}
 CODEC_NAMES = {v: k for k, v in CODEC_IDS.items()}
@@ -60,11 +83,41 @@ def encode(x: np.ndarray, codec: str, level: int = 3) -> bytes:
         data = _zigzag(x) if x.dtype.kind == "i" else x
         return _zstd().ZstdCompressor(level=level).compress(_shuffle(data))
     if codec == "pcodec":
-        from pcodec import ChunkConfig, DeltaSpec, standalone
+        from pcodec import ChunkConfig, DeltaSpec, PagingSpec, standalone
 
-        spec = DeltaSpec.try_conv1(4) if x.dtype == np.int32 else DeltaSpec.auto()
-        return standalone.simple_compress(x, ChunkConfig(delta_spec=spec))
+        if x.dtype == np.int32 and x.size:
+            try:
+                cfg = ChunkConfig(delta_spec=DeltaSpec.try_conv1(4), paging_spec=PagingSpec.exact_page_sizes([x.size]))
+                return _call_pcodec(standalone.simple_compress, x, cfg)
+            except CoderPanic:
+                pass                        # pcodec 1.1.0 conv1 bug: fall back to the default delta
+        return _call_pcodec(standalone.simple_compress, x, ChunkConfig())
     raise ValueError(f"codec must be one of {tuple(CODEC_IDS)}, got {codec!r}")
+
+
+def _zstd_bounded(raw: bytes, nbytes: int) -> bytes:
+    """Decompress a zstd frame that must hold exactly ``nbytes``, allocating only as real output appears.
+
+    The frame's own content-size field is not trusted (a crafted one would make a one-shot decoder allocate
+    it); output is read in chunks and the stream is refused as soon as it runs past ``nbytes``.
+    """
+    zstandard = _zstd()
+    declared = zstandard.frame_content_size(raw)
+    if declared >= 0 and declared != nbytes:
+        raise ValueError(f"zstd frame declares {declared} bytes, the block needs {nbytes}")
+    parts, total = [], 0
+    with zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=False) as reader:
+        while True:
+            chunk = reader.read(min(MAX_ZSTD_CHUNK, nbytes - total + 1))
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > nbytes:
+                raise ValueError(f"zstd stream holds more than the {nbytes} bytes the block needs")
+            parts.append(chunk)
+    if total != nbytes:
+        raise ValueError(f"zstd stream holds {total} bytes, the block needs {nbytes}")
+    return b"".join(parts)
 
 
 def decode(raw: bytes, codec: str, dtype, count: int) -> np.ndarray:
@@ -79,7 +132,7 @@ def decode(raw: bytes, codec: str, dtype, count: int) -> np.ndarray:
         if codec == "raw":
             out = np.frombuffer(raw, dtype).copy()
         elif codec == "zstd":
-            data = _zstd().ZstdDecompressor().decompress(raw, max_output_size=count * dtype.itemsize)
+            data = _zstd_bounded(raw, count * dtype.itemsize)
             if dtype.kind == "i":
                 out = _unzigzag(_unshuffle(data, f"u{dtype.itemsize}", count), dtype)
             else:
@@ -89,12 +142,12 @@ def decode(raw: bytes, codec: str, dtype, count: int) -> np.ndarray:
                 raise ImportError("this blob was written with the pcodec backend; pip install pcodec to read it")
             from pcodec import standalone
 
-            out = np.asarray(standalone.simple_decompress(raw))
+            out = np.asarray(_call_pcodec(standalone.simple_decompress, raw))
         else:
             raise ValueError(f"unknown codec {codec!r}")
     except ImportError:
         raise
-    except Exception as err:
+    except (Exception, CoderPanic) as err:
         raise ValueError(f"corrupted {codec} stream: {err}") from err
     if out.dtype != dtype or out.size != count:
         raise ValueError(f"corrupted {codec} stream: expected {count} values of {dtype}, got {out.size} of {out.dtype}")
@@ -121,7 +174,10 @@ def encode_best(x: np.ndarray, backend: str, level: int = 3) -> tuple[str, bytes
     """Encode with every codec of ``backend`` and keep the shortest: (codec name, bytes)."""
     best = None
     for codec in candidates(backend):
-        raw = encode(x, codec, level)
+        try:
+            raw = encode(x, codec, level)
+        except CoderPanic:
+            continue                          # pcodec could not code this stream; zstd always can
         if best is None or len(raw) < len(best[1]):
             best = (codec, raw)
     return best

@@ -5,6 +5,7 @@ are (for zstd, lzma and blosc2 the shape and dtype are not even stored, which fa
 """
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import lzma
 
@@ -22,6 +23,11 @@ def _zstd(level):
 
         return np.frombuffer(zstandard.ZstdDecompressor().decompress(blob), like.dtype).reshape(like.shape)
     return enc, dec
+
+
+def _gzip():
+    return (lambda u: gzip.compress(u.tobytes(), compresslevel=9, mtime=0),
+            lambda blob, like: np.frombuffer(gzip.decompress(blob), like.dtype).reshape(like.shape))
 
 
 def _lzma():
@@ -86,6 +92,7 @@ def _pcodec():
 BASELINES = {
     "zstd-3": ("zstandard", lambda: _zstd(3)),
     "zstd-19": ("zstandard", lambda: _zstd(19)),
+    "gzip-9": ("gzip", _gzip),
     "lzma": ("lzma", _lzma),
     "blosc2": ("blosc2", _blosc2),
     "fpzip": ("fpzip", _fpzip),

@@ -20,7 +20,7 @@ from functools import cache
 import numpy as np
 
 from . import backends
-from .container import FormatError, Reader, open_container, pack_header, seal
+from .container import FormatError, Reader, digest, open_container, pack_header, seal
 from .intmap import float_to_int, int_to_float
 from .stencil import (
     SolveError,
@@ -33,6 +33,7 @@ from .stencil import (
 )
 
 MIN_SIDE = 8                  # smallest block side the mechanism is tried on
+MIN_RECORD = 10               # bytes of the shortest block record (generic: mode, codec, length)
 MAX_EXCEPTION_FRACTION = 0.25  # beyond this a block goes to the generic backend
 GENERIC, MECHANISM = 0, 1
 
@@ -50,6 +51,19 @@ def _edges(n: int, tile: int) -> list[int]:
     if len(edges) > 2 and edges[-1] - edges[-2] < MIN_SIDE:
         del edges[-2]
     return edges
+
+
+def _n_blocks(shape: tuple, tile: tuple[int, int]) -> int:
+    """Number of blocks :func:`_blocks` yields, computed without enumerating them (Python ints, no overflow)."""
+    n_stack = 1
+    for s in shape[:-2]:
+        n_stack *= int(s)
+
+    def count(n: int, t: int) -> int:              # len(_edges(n, t)) - 1, without building the list
+        full, rest = divmod(n, t)
+        return full + 1 if rest >= MIN_SIDE or (rest and full == 0) else max(full, 1)
+
+    return n_stack * count(int(shape[-2]), int(tile[0])) * count(int(shape[-1]), int(tile[1]))
 
 
 def _blocks(shape: tuple, tile: tuple[int, int]):
@@ -102,7 +116,8 @@ def _mechanism_record(u: np.ndarray, backend: str, level: int, verify: bool) -> 
     return b"".join(parts)
 
 
-def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify: bool = True) -> bytes:
+def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify: bool = True,
+             mode: str = "auto") -> bytes:
     """Compress a float array losslessly (MeLLoC: learned local mechanism + exact integer source term).
 
     Parameters
@@ -114,6 +129,8 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
     level : zstd level for the zstd streams, 1–22.
     tile : largest block side, ≥ 8; a 4096 × 4096 field becomes 16 blocks of 1024 × 1024.
     verify : run the decoder's solve at encode time and fall back to the generic backend if it fails.
+    mode : 'auto' (per block, the shorter of mechanism and generic), 'mechanism' (the mechanism wherever it
+        applies, even when it codes longer: the fallback-free measurement of the method) or 'generic'.
 
     Returns
     -------
@@ -130,20 +147,25 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
         raise TypeError(f"u must be a float32 or float64 array, got dtype {u.dtype}")
     u = np.ascontiguousarray(u, dtype=np.dtype(f"<f{u.dtype.itemsize}")).reshape(u.shape)
     backends.candidates(backend)
+    if mode not in ("auto", "mechanism", "generic"):
+        raise ValueError(f"mode must be 'auto', 'mechanism' or 'generic', got {mode!r}")
     if not (isinstance(level, (int, np.integer)) and 1 <= level <= 22):
         raise ValueError(f"level must be an integer in 1..22, got {level!r}")
     if not (isinstance(tile, (int, np.integer)) and tile >= MIN_SIDE):
         raise ValueError(f"tile must be an integer >= {MIN_SIDE}, got {tile!r}")
     if u.ndim < 2 or u.shape[-1] < MIN_SIDE or u.shape[-2] < MIN_SIDE or u.size == 0:
-        return seal(pack_header(u.dtype, u.shape, (0, 0), 1) + _generic_record(u, backend, level))
+        return seal(pack_header(u.dtype, u.shape, (0, 0), 1) + _generic_record(u, backend, level) + digest(u))
     stack = u.reshape(-1, *u.shape[-2:])
     records = []
     for s, rs, cs in _blocks(u.shape, (tile, tile)):
         block = stack[s, rs, cs]
+        mech = None if mode == "generic" else _mechanism_record(block, backend, level, verify)
+        if mode == "mechanism" and mech is not None:
+            records.append(mech)
+            continue
         generic = _generic_record(block, backend, level)
-        mech = _mechanism_record(block, backend, level, verify)
         records.append(mech if mech is not None and len(mech) < len(generic) else generic)
-    return seal(pack_header(u.dtype, u.shape, (tile, tile), len(records)) + b"".join(records))
+    return seal(pack_header(u.dtype, u.shape, (tile, tile), len(records)) + b"".join(records) + digest(u))
 
 
 def _read_stream(rd: Reader, dtype, expected: int | None = None) -> np.ndarray:
@@ -234,7 +256,16 @@ def decompress(blob, device: str = "cpu") -> np.ndarray:
     if device not in ("cpu", "gpu"):
         raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
     dtype, shape, tile, n_blocks, rd = open_container(blob)
-    size = int(np.prod(shape, dtype=np.int64))
+    size = 1
+    for s in shape:
+        size *= s                                   # Python int: a crafted shape cannot overflow it
+    # Nothing is allocated from a header field until it is tied to bytes that are really there: the block
+    # count must match shape and tiling and fit the remaining bytes (each record is at least MIN_RECORD
+    # bytes), every stream must declare exactly the values its block needs and decode to them (the zstd
+    # decoder grows its output with the real data), and the array is assembled only after every block
+    # decoded. A decode that does not reproduce the original bits fails the BLAKE2b digest.
+    if n_blocks * MIN_RECORD > rd.left:
+        raise FormatError(f"MeLLoC header says {n_blocks} blocks, the container holds {rd.left} bytes of them")
     if tile == (0, 0):
         if n_blocks != 1:
             raise FormatError(f"a generic MeLLoC container holds one block, header says {n_blocks}")
@@ -242,16 +273,19 @@ def decompress(blob, device: str = "cpu") -> np.ndarray:
     else:
         if len(shape) < 2 or min(tile) < MIN_SIDE or min(shape[-2:]) < MIN_SIDE:
             raise FormatError(f"invalid MeLLoC tiling {tile} for shape {shape}")
-        out = np.empty(shape, dtype=dtype)
+        if _n_blocks(shape, tile) != n_blocks:
+            raise FormatError(f"MeLLoC header says {n_blocks} blocks, the shape and tiling give "
+                              f"{_n_blocks(shape, tile)}")
+        parts = [(s, rs, cs, _decode_block(rd, dtype, (rs.stop - rs.start, cs.stop - cs.start), device))
+                 for s, rs, cs in _blocks(shape, tile)]
+        out = np.empty(shape, dtype=dtype)           # every value of it has now been decoded
         stack = out.reshape(-1, *shape[-2:])
-        blocks = list(_blocks(shape, tile))
-        if len(blocks) != n_blocks:
-            raise FormatError(f"MeLLoC header says {n_blocks} blocks, the shape and tiling give {len(blocks)}")
-        for s, rs, cs in blocks:
-            view = stack[s, rs, cs]
-            view[...] = _decode_block(rd, dtype, view.shape, device)
+        for s, rs, cs, block in parts:
+            stack[s, rs, cs] = block
     if rd.pos != len(rd.data):
         raise FormatError(f"MeLLoC container has {len(rd.data) - rd.pos} unread bytes")
+    if digest(out) != rd.digest:
+        raise FormatError("MeLLoC content digest mismatch: the decoded array is not the one that was compressed")
     return out
 
 

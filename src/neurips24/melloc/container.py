@@ -11,23 +11,36 @@ Layout (little-endian)::
     tile_h, tile_w            2 × u32   (rows/columns per tile; 0 when the array is one generic block)
     n_blocks                  u32
     blocks                    n_blocks block records (see ``codec``)
+    digest                    16 bytes: BLAKE2b-128 (``hashlib``) of the original array's bytes (version 2)
     crc32                     u32  of everything before it
 
 A reader checks, in order: length, magic, version (a newer one is refused), checksum, then the fields.
+The CRC catches accidental damage; it cannot catch a file crafted (or damaged before sealing) with a valid
+CRC. Against that the decoder validates every field against the bytes that are really there before it
+allocates (``codec.decompress``) and compares the BLAKE2b digest of what it decoded with the stored one.
 """
 from __future__ import annotations
 
+import hashlib
 import struct
 import zlib
 
 import numpy as np
 
 MAGIC = b"MLOC"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+DIGEST_SIZE = 16
 DTYPE_CODES = {np.dtype(np.float32): 1, np.dtype(np.float64): 2}
 CODE_DTYPES = {v: k for k, v in DTYPE_CODES.items()}
 _FIXED = struct.Struct("<4sBBBB")
-MIN_SIZE = _FIXED.size + 8 + 4          # magic..flags, tiles + n_blocks, crc
+MIN_SIZE = _FIXED.size + 12 + DIGEST_SIZE + 4   # magic..flags, tiles + n_blocks, digest, crc
+
+
+def digest(u: np.ndarray) -> bytes:
+    """BLAKE2b-128 of the array's bytes (little-endian, C order): 16 bytes."""
+    u = np.asarray(u)
+    return hashlib.blake2b(np.ascontiguousarray(u, dtype=u.dtype.newbyteorder("<")).tobytes(),
+                           digest_size=DIGEST_SIZE).digest()
 
 
 class FormatError(ValueError):
@@ -38,7 +51,12 @@ class Reader:
     """Sequential reader over a payload that raises :class:`FormatError` on truncation."""
 
     def __init__(self, data: memoryview, pos: int = 0):
-        self.data, self.pos = data, pos
+        self.data, self.pos, self.digest = data, pos, b""
+
+    @property
+    def left(self) -> int:
+        """Bytes not yet read."""
+        return len(self.data) - self.pos
 
     def unpack(self, fmt: str):
         size = struct.calcsize(fmt)
@@ -92,12 +110,13 @@ def open_container(blob) -> tuple[np.dtype, tuple, tuple[int, int], int, Reader]
     if version > FORMAT_VERSION:
         raise FormatError(f"MeLLoC format version {version} is newer than this decoder supports "
                           f"({FORMAT_VERSION}); upgrade neurips24 to read it")
-    if version < 1:
-        raise FormatError(f"invalid MeLLoC format version {version}")
+    if version < FORMAT_VERSION:
+        raise FormatError(f"MeLLoC format version {version} has no content digest; this decoder reads only "
+                          f"version {FORMAT_VERSION}")
     (crc,) = struct.unpack_from("<I", data, len(data) - 4)
     if zlib.crc32(data[:-4]) & 0xFFFFFFFF != crc:
         raise FormatError("MeLLoC checksum mismatch: the container is corrupted or truncated")
-    body = Reader(data[:-4])
+    body = Reader(data[:-4 - DIGEST_SIZE])
     _, _, dcode, ndim, flags = body.unpack(_FIXED.format)
     if dcode not in CODE_DTYPES:
         raise FormatError(f"invalid dtype code {dcode} in MeLLoC header")
@@ -105,4 +124,5 @@ def open_container(blob) -> tuple[np.dtype, tuple, tuple[int, int], int, Reader]
         raise FormatError(f"invalid MeLLoC header (flags={flags}, ndim={ndim})")
     shape = body.unpack(f"<{ndim}Q")
     tile_h, tile_w, n_blocks = body.unpack("<III")
+    body.digest = bytes(data[len(data) - 4 - DIGEST_SIZE:len(data) - 4])
     return CODE_DTYPES[dcode], tuple(int(s) for s in shape), (tile_h, tile_w), n_blocks, body
