@@ -55,6 +55,14 @@ def test_run_correlation_small(monkeypatch):
     monkeypatch.setenv("NEURIPS24_DEVICE", "cpu")
     res = run_correlation("fast")
     assert res.c_mc.shape == (2, 2, 2, 4) and res.c_mf.shape == (2, 2, 4) and res.c_deep.shape == (2, 11)
+    # the mean-field rows are the recursion itself, and c_deep continues the σ² = 2 recursion
+    from neurips24.fno.meanfield import correlation_recursion
+    for i, K in enumerate([2, 4]):
+        ref = correlation_recursion(two_inputs(16), sigma_w2=1.0, sigma_r2=1.0, sigma_b2=0.05, n_modes=K,
+                                    depth=10, activation="tanh")[0]
+        np.testing.assert_allclose(res.c_deep[i], ref, rtol=1e-12)
+        np.testing.assert_allclose(res.c_mf[i, 1], ref[:4], rtol=1e-12)
+    assert np.all(np.abs(res.c_mc) <= 1 + 1e-12)
     assert res.config["variant"] == "with_w"
     # layer 0 is the inputs' correlation in both
     u = two_inputs(16)
@@ -69,7 +77,16 @@ def test_run_gradients_small(monkeypatch):
     res = run_gradients("fast")
     assert res.norms.shape == (2, 2, 2, 4)
     assert np.all(np.isfinite(res.norms)) and np.all(res.norms > 0)
-    assert res.slopes().shape == (2, 2, 2)
+    # the top layer's gradient is the loss weight G itself: ‖G‖ of a (batch, D, N) standard normal draw
+    top = res.norms[..., -1] / np.sqrt(2 * 8 * 16)
+    assert np.all(top > 0.5) and np.all(top < 2)
+    # ordered σ² = 1 shrinks and chaotic σ² = 4 grows the gradient on the way down, at every K and seed
+    assert np.all(res.slopes()[:, 0] < res.slopes()[:, 1])
+    # the stored predictions are the lag-resolved theory for this grid
+    from neurips24.fno.backward import predicted_slope
+    for i, K in enumerate([2, 4]):
+        for j, s in enumerate([1.0, 4.0]):
+            assert res.predicted[i, j] == pytest.approx(predicted_slope(s, "spectral", n_modes=K, n_grid=16, depth=3))
 
 
 def test_run_training_small(monkeypatch):

@@ -64,3 +64,17 @@ def test_plot_explore():
     phase = {"sigma2": np.array([1.0, 2.0, 3.0]), "n_modes": [2, 8], "depth": 4, "c": np.full((2, 3), 0.5)}
     fig = plot_explore(phase, 2.0, 8)
     assert len(fig.axes) == 3          # phase picture, its colour bar, the c_l curve
+
+
+def test_plot_slopes_draws_one_panel_per_variant_with_the_three_predictions():
+    from neurips24.fno.plots import plot_slopes
+
+    rng = np.random.default_rng(0)
+    res = GradientResult(np.array([1.0, 2.0, 4.0]), [2, 8], rng.uniform(0.5, 2, (2, 3, 3, 6)), {},
+                         rng.normal(0, 0.3, (2, 3)))
+    fig = plot_slopes({"spectral": res, "with W": res})
+    assert len(fig.axes) == 2
+    ax = fig.axes[0]
+    np.testing.assert_allclose(ax.lines[1].get_ydata(), res.predicted[0])      # lag-resolved, K = 2
+    fine = ax.lines[0].get_xdata()
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), 0.5 * np.log(fine / 2))  # FC ½ log χ

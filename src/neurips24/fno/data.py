@@ -22,7 +22,7 @@ def heat_dataset(n_samples: int, n_grid: int = 64, nu: float = 0.01, t_final: fl
     nu : diffusivity ν > 0 (units: length²/time, the domain has length 1).
     t_final : T > 0 (time units).
     k0 : correlation wavenumber of the initial field, > 0.
-    seed : seed of ``numpy.random.default_rng``.
+    seed : seed of ``numpy.random.default_rng``, an int >= 0.
 
     Returns
     -------
@@ -31,12 +31,13 @@ def heat_dataset(n_samples: int, n_grid: int = 64, nu: float = 0.01, t_final: fl
 
     Raises
     ------
-    ValueError if an argument is out of range.
+    ValueError if an argument is out of range; TypeError if a count or the seed is not an int.
     """
     check_int("n_samples", n_samples, 1)
     if check_int("n_grid", n_grid, 4) % 2:
         raise ValueError(f"n_grid must be an even integer >= 4, got {n_grid!r}")
     nu, t_final, k0 = check_positive("nu", nu), check_positive("t_final", t_final), check_positive("k0", k0)
+    seed = check_int("seed", seed, 0)
     rng = np.random.default_rng(seed)
     k = np.fft.rfftfreq(n_grid, d=1.0 / n_grid)                       # 0, 1, ..., N/2 (cycles per unit)
     amp = (1.0 + (k / k0) ** 2) ** -1.0

@@ -13,6 +13,7 @@ import torch
 from tqdm.auto import tqdm
 
 from ..scale import check_scale
+from .backward import fit_slope, predicted_slope
 from .data import heat_dataset
 from .layer import split_sigma2
 from .meanfield import correlation_recursion
@@ -24,9 +25,9 @@ CONFIG = {
     "fast": {
         "correlation": dict(n_grid=64, width=128, depth=30, n_seeds=3, sigma2=[0.8, 1.2, 2.0, 3.0],
                             n_modes=[2, 8, 32], sigma_b2=0.05, deep=150),
-        "gradients": dict(n_grid=64, width=64, depth=20, n_seeds=4, sigma2=[1.0, 2.0, 4.0],
-                          n_modes=[2, 8, 32], batch=16),
-        "training": dict(n_grid=64, width=16, depth=32, n_modes=8, n_seeds=2, sigma2=[0.5, 2.0, 8.0],
+        "gradients": dict(n_grid=64, width=64, depth=20, n_seeds=6, sigma2=[1.0, 2.0, 4.0],
+                          n_modes=[2, 4, 8], batch=16),
+        "training": dict(n_grid=64, width=16, depth=32, n_modes=8, n_seeds=2, sigma2=[0.5, 1.0, 2.0, 3.0, 8.0],
                          steps=80, n_train=256, n_test=128, sigma_b2=0.1),
     },
     "full": {
@@ -100,21 +101,23 @@ class GradientResult:
     n_modes: list               # K values
     norms: np.ndarray           # (len(K), S, seeds, L + 1) ‖∂ℓ/∂Z^l‖
     config: dict
+    predicted: np.ndarray | None = None   # (len(K), S) lag-resolved slope (backward.predicted_slope)
 
     def slopes(self, skip_top: int = 1) -> np.ndarray:
         """Fitted gain per layer, d log‖∂ℓ/∂Z^l‖ / d(L − l), over layers 0..L − skip_top: (len(K), S, seeds).
 
         The top ``skip_top`` layers are left out: the loss gradient at Z^L is white noise, and the first
-        spectral layer below it keeps only the (2K − 1)/N of its energy in the kept modes, a one-off drop
-        that is not part of the per-layer gain.
+        spectral layer below it keeps only the (2K − 1)/N of its energy, a one-off drop that is not part
+        of the per-layer gain. The lag-resolved prediction uses the same fit (``backward.fit_slope``).
         """
-        logs = np.log(self.norms[..., : self.norms.shape[-1] - skip_top])
-        layers = np.arange(logs.shape[-1])
-        flat = logs.reshape(-1, logs.shape[-1]).T
-        return -np.polyfit(layers, flat, 1)[0].reshape(logs.shape[:-1])
+        return fit_slope(np.log(self.norms), skip_top)
+
+    def chi_slope(self) -> np.ndarray:
+        """The fully-connected prediction ½ log χ = ½ log(σ²/2) for ReLU, eq. (fno-chi): (S,)."""
+        return 0.5 * np.log(self.sigma2 / 2)
 
     def ratio(self) -> np.ndarray:
-        """‖∂ℓ/∂Z^0‖ / ‖∂ℓ/∂Z^L‖: (len(K), S, seeds)."""
+        """‖∂ℓ/∂Z⁰‖ / ‖∂ℓ/∂Z^L‖: (len(K), S, seeds)."""
         return self.norms[..., 0] / self.norms[..., -1]
 
 
@@ -130,7 +133,10 @@ def run_gradients(scale: str = "fast", variant: str = "spectral", seed: int = 0)
                                        s, 0.0, variant, gen)
                 u = torch.randn(cfg["batch"], cfg["n_grid"], dtype=torch.float64, generator=gen)
                 norms[i, j, r] = input_gradient_norms(model, u, gen).numpy()
-    return GradientResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), norms, dict(cfg, variant=variant))
+    predicted = np.array([[predicted_slope(s, variant, n_modes=K, n_grid=cfg["n_grid"], depth=cfg["depth"])
+                           for s in cfg["sigma2"]] for K in cfg["n_modes"]])
+    return GradientResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), norms, dict(cfg, variant=variant),
+                          predicted)
 
 
 @dataclass

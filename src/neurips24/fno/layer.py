@@ -92,8 +92,20 @@ def draw_layer(rng, n_networks: int, width: int, n_modes: int,
     Returns
     -------
     W : (G, D, D) float64, R : (G, K, D, D) complex128 with R[:, 0] real, b : (G, D) float64.
+
+    Raises
+    ------
+    TypeError if G, D or K is not an int; ValueError if one is < 1, or if ``sigma_w2``/``sigma_r2`` is not
+    of shape (G,) with finite entries >= 0, or ``sigma_b2`` is not finite and >= 0 (each names the argument).
     """
-    G, D, K = n_networks, width, n_modes
+    G = check_int("n_networks", n_networks, 1)
+    D = check_int("width", width, 1)
+    K = check_int("n_modes", n_modes, 1)
+    for name, v in (("sigma_w2", sigma_w2), ("sigma_r2", sigma_r2)):
+        v = np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float64)
+        if v.shape not in ((G,), ()) or not np.all(np.isfinite(v)) or np.any(v < 0):
+            raise ValueError(f"{name} must be finite variances >= 0 of shape ({G},), got {v!r}")
+    sigma_b2 = check_nonnegative("sigma_b2", sigma_b2)
     sw = xp.sqrt(xp.asarray(sigma_w2, dtype=xp.float64) / D)
     sr = xp.sqrt(xp.asarray(sigma_r2, dtype=xp.float64) / D)
     W = rng.standard_normal((G, D, D)) * sw[:, None, None]
@@ -155,9 +167,19 @@ def spectral_conv(a, R):
     Returns
     -------
     (G, S, D, N) float64.
+
+    Raises
+    ------
+    ValueError if ``a`` is not 4-D, or ``R`` is not (G, K, D, D) for the G and D of ``a`` with
+    1 <= K <= N/2 + 1 (names the argument).
     """
     xp = _xp(a)
-    N = a.shape[-1]
+    if a.ndim != 4:
+        raise ValueError(f"a must have shape (G, S, D, N), got {a.shape}")
+    G, _, D, N = a.shape
+    if R.ndim != 4 or R.shape[0] != G or R.shape[2:] != (D, D) or not 1 <= R.shape[1] <= N // 2 + 1:
+        raise ValueError(f"R must have shape (G={G}, K, D={D}, D={D}) with 1 <= K <= N/2 + 1 = {N // 2 + 1}, "
+                         f"got {R.shape}")
     K = R.shape[1]
     a_hat = xp.fft.rfft(a, axis=-1)[..., :K]
     out_hat = xp.zeros(a.shape[:-1] + (N // 2 + 1,), dtype=xp.complex128)

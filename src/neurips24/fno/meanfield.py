@@ -173,13 +173,15 @@ def chi(activation: str, sigma_w2: float, sigma_r2: float, q: float, n_quad: int
 
     Raises
     ------
-    ValueError on an unknown activation, a negative variance or q <= 0.
+    ValueError on an unknown activation, a negative variance, q <= 0 or not finite, or ``n_quad`` outside
+    2..200 (TypeError if it is not an int).
     """
     check_activation(activation)
     sigma_w2 = check_nonnegative("sigma_w2", sigma_w2)
     sigma_r2 = check_nonnegative("sigma_r2", sigma_r2)
-    if not q > 0:
-        raise ValueError(f"q must be > 0, got {q!r}")
+    if not (np.isfinite(q) and q > 0):
+        raise ValueError(f"q must be a finite number > 0, got {q!r}")
+    n_quad = _check_quad(n_quad)
     if activation == "relu":
         return 0.5 * (sigma_w2 + sigma_r2)
     x, w = hermegauss(n_quad)

@@ -110,7 +110,18 @@ def input_gradient_norms(model: DeepFNO, u: torch.Tensor, generator: torch.Gener
     Returns
     -------
     (L + 1,) float64 tensor of Frobenius norms (dimensionless).
+
+    Raises
+    ------
+    TypeError if ``model`` is not a DeepFNO or ``u`` not a floating torch tensor; ValueError if ``u`` has
+    NaN/inf entries or is not (B, N).
     """
+    if not isinstance(model, DeepFNO):
+        raise TypeError(f"model must be a DeepFNO, got {type(model).__name__}")
+    if not isinstance(u, torch.Tensor) or not u.is_floating_point():
+        raise TypeError(f"u must be a floating-point torch.Tensor, got {type(u).__name__}")
+    if not torch.isfinite(u).all():
+        raise ValueError("u must be finite (no NaN or inf)")
     zs = model.preactivations(u)
     for z in zs:
         z.retain_grad()

@@ -55,6 +55,28 @@ def plot_gradients(res: GradientResult, k_index: int = 1):
     return fig
 
 
+def plot_slopes(results: dict):
+    """Fitted gradient slope per layer vs σ²: Monte Carlo (points, ±1 s.e. over seeds), lag-resolved
+    prediction (solid) and fully-connected ½ log χ (dashed, black), one panel per variant."""
+    fig, axes = plt.subplots(1, len(results), figsize=(5.0 * len(results), 3.6), sharey=True)
+    axes = np.atleast_1d(axes)
+    for ax, (name, res) in zip(axes, results.items(), strict=True):
+        sl = res.slopes()
+        se = sl.std(axis=-1, ddof=1) / np.sqrt(sl.shape[-1])
+        fine = np.linspace(res.sigma2.min(), res.sigma2.max(), 50)
+        ax.plot(fine, 0.5 * np.log(fine / 2), "k--", lw=1, label="FC ½ log χ")
+        for i, K in enumerate(res.n_modes):
+            line, = ax.plot(res.sigma2, res.predicted[i], "-", label=f"lag-resolved, K = {K}")
+            ax.errorbar(res.sigma2, sl[i].mean(-1), yerr=se[i], fmt="o", ms=4, color=line.get_color())
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xlabel("σ² (total weight variance)")
+        ax.set_title(f"ReLU, {name}")
+    axes[0].set_ylabel("gradient slope per layer (dots: Monte Carlo)")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
 def plot_training(res: TrainingResult):
     """Training loss curves (median over seeds) for each initial σ²."""
     fig, ax = plt.subplots(figsize=(5.5, 3.6))

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import torch
 
-from .layer import check_int
+from .layer import check_int, check_positive
 from .model import DeepFNO, init_gaussian_
 
 
@@ -32,8 +32,28 @@ def train_fno(u0: np.ndarray, uT: np.ndarray, u0_test: np.ndarray, uT_test: np.n
     dict with 'train_loss' ((steps,) float, relative L2 per step; inf once the loss is not finite)
     and 'test_loss' (float, relative L2 on the test set; inf when it is not finite).
     Training runs in float32, as FNOs usually are.
+
+    Raises
+    ------
+    TypeError if ``steps``, ``batch`` or ``seed`` is not an int; ValueError if the data are not 2-D float
+    arrays on one grid with matching sample counts, contain NaN/inf, or if ``steps``/``batch`` < 1,
+    ``seed`` < 0 or ``lr`` is not a finite number > 0 (each names the argument).
     """
     check_int("steps", steps, 1)
+    check_int("batch", batch, 1)
+    check_int("seed", seed, 0)
+    check_positive("lr", lr)
+    arrays = {"u0": u0, "uT": uT, "u0_test": u0_test, "uT_test": uT_test}
+    for name, v in arrays.items():
+        v = np.asarray(v)
+        if v.dtype.kind not in "iuf" or v.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D real array (n_samples, N), got dtype {v.dtype}, shape {v.shape}")
+        if not np.all(np.isfinite(v)):
+            raise ValueError(f"{name} must be finite (no NaN or inf)")
+        if v.shape[1] != np.shape(u0)[-1]:
+            raise ValueError(f"{name} must be on the grid of u0 (N = {np.shape(u0)[-1]}), got shape {v.shape}")
+    if np.shape(uT)[0] != np.shape(u0)[0] or np.shape(uT_test)[0] != np.shape(u0_test)[0]:
+        raise ValueError("uT (uT_test) must have as many samples as u0 (u0_test)")
     gen = torch.Generator().manual_seed(seed)
     model = init_gaussian_(DeepFNO(depth, width, n_modes, u0.shape[-1], "relu"), sigma2, sigma_b2, variant, gen)
     model = model.float()
