@@ -9,7 +9,8 @@ Definition 2 and Eq. (14)). The tables use the orthonormal product bases of the 
 
 and ψ_k(x_U) = Π_{i∈U} ψ_k(x_i). Estimates are means over n samples, drawn in chunks; the standard error of
 each entry is sqrt((mean of X²) − (mean of X)²) / sqrt(n) with X = T(y) ψ(x_U) per sample. The reduction of one
-chunk (:func:`reduce_chunk`) is a few matrix products (torch, float64).
+chunk (:func:`reduce_chunk`) is a few matrix products (torch, float64); on a GPU the tables use the same
+reduction as the CUDA kernel of :mod:`.kernels`.
 """
 from __future__ import annotations
 
@@ -251,6 +252,8 @@ def correlation_table(junta: Junta, transform: Callable, names: Sequence[str], n
     if not -n_feat <= pair_feature < n_feat:
         raise ValueError(f"pair_feature must index the {n_feat} basis functions, got {pair_feature}")
     pair_feature = pair_feature % n_feat
+    from .kernels import reduce_chunk_any  # the CUDA kernel on a GPU, reduce_chunk otherwise
+
     rng = np.random.default_rng(seed)
     subsets = support_subsets(junta.support)
     total, chunk_single = None, []
@@ -261,7 +264,7 @@ def correlation_table(junta: Junta, transform: Callable, names: Sequence[str], n
         T = np.asarray(transform(y), dtype=np.float64)
         if T.shape != (n, K) or not np.all(np.isfinite(T)):
             raise ValueError(f"transform must return finite values of shape (n, {K}), got {T.shape}")
-        part = reduce_chunk(T, features(junta, x), pair_columns, pair_feature, subsets)
+        part = reduce_chunk_any(T, features(junta, x), pair_columns, pair_feature, subsets)
         chunk_single.append(part["single"] / n)
         total = part if total is None else {k: total[k] + part[k] for k in total}
         done += n
