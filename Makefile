@@ -112,7 +112,7 @@ lab-test: install $(CHROMIUM)
 
 # The chapter contract (../shared/tools/check_chapters.py, beside the repository when it is there): a missing part
 # fails, and so does an `advice:` line, except for the chapters listed here whose revision is still open.
-CONTRACT_PENDING := fno_edge_of_chaos cherry_quantization melloc_compression
+CONTRACT_PENDING := cherry_quantization
 contract: install
 	@mkdir -p _build; if [ -f ../shared/tools/check_chapters.py ]; then \
 	    $(BIN)/python ../shared/tools/check_chapters.py > _build/contract.txt; status=$$?; cat _build/contract.txt; \

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from neurips24.cts.bandit import explicit_bandit, sequential_action_sums, top_m_bandit, two_sets
+from neurips24.cts.bandit import SemiBandit, explicit_bandit, sequential_action_sums, top_m_bandit, two_sets
 
 
 @pytest.mark.parametrize("m", [1, 5, 35])
@@ -111,3 +111,38 @@ def test_bad_noise():
         two_sets(2, noise="poisson")
     with pytest.raises(ValueError, match="noise_sd"):
         two_sets(2, noise="gaussian", noise_sd=0.0)
+
+
+# --- SemiBandit checks itself on construction (a direct call runs the same checks as the factories) ---
+
+def test_direct_construction_is_checked():
+    with pytest.raises(ValueError, match=r"m must be an integer in \[1, d=2\]"):
+        SemiBandit(mu=[0.5, 0.6], m=5)                      # used to report a best value of 1.1
+    with pytest.raises(ValueError, match="noise must be one of"):
+        SemiBandit(mu=[0.5, 0.6], m=1, noise="poisson")     # used to draw Gaussians
+    b = SemiBandit(mu=[0.5, 0.6], m=1)
+    assert b.best_value == pytest.approx(0.6) and b.mu.dtype == np.float64
+
+
+@pytest.mark.parametrize(("kwargs", "err", "msg"), [
+    (dict(mu=["0.5", "0.6"], m=1), TypeError, "mu must be an array of real numbers"),
+    (dict(mu=[0.5, np.nan], m=1), ValueError, "mu must be finite"),
+    (dict(mu=[[0.5, 0.6]], m=1), ValueError, "1-D array"),
+    (dict(mu=[0.5, 1.5], m=1), ValueError, r"\[0, 1\]"),
+    (dict(mu=[0.5, 0.6], m=0), ValueError, "m must be"),
+    (dict(mu=[0.5, 0.6], m=1.0), ValueError, "m must be"),
+    (dict(mu=[0.5, 0.6], m=1, actions=[[1, 1]]), ValueError, "largest decision size"),
+    (dict(mu=[0.5, 0.6], m=1, actions=[[1, 2]]), ValueError, "only 0 and 1"),
+    (dict(mu=[0.5, 0.6], m=1, actions=[["a", "b"]]), TypeError, "actions must be a numeric"),
+    (dict(mu=[0.5, 0.6], m=1, noise="gaussian", noise_sd="1"), TypeError, "noise_sd must be a real number"),
+    (dict(mu=[0.5, 0.6], m=1, noise="gaussian", noise_sd=np.inf), ValueError, "noise_sd must be a finite"),
+    (dict(mu=[0.5, 0.6], m=1, name=3), TypeError, "name must be a str"),
+])
+def test_direct_construction_bad_input(kwargs, err, msg):
+    with pytest.raises(err, match=msg):
+        SemiBandit(**kwargs)
+
+
+def test_two_sets_means_must_be_numbers():
+    with pytest.raises(TypeError, match="mu_low must be a real number"):
+        two_sets(3, mu_low="0.7")

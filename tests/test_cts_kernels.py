@@ -68,19 +68,39 @@ def test_bench_runs_on_cpu():
         kernels.bench_cts_step(policy="thompson")
 
 
-def test_kernel_parity_is_none_without_gpu():
-    from neurips24.backend import gpu_available
+def test_step_kernel_rejects_what_it_does_not_run():
+    # checked before CuPy is imported, so this runs without a GPU
+    with pytest.raises(ValueError, match="the CUDA step runs the kinds"):
+        kernels.step_kernel(make_policy("escb_code"), two_sets(3), None, None, None, 1, (None, None))
+    with pytest.raises(ValueError, match="explicit action matrix"):
+        kernels.step_kernel(make_policy("bgcts"), top_m_bandit([0.1, 0.5, 0.9], 2), None, None, None, 1,
+                            (None, None))
 
-    if gpu_available():
-        pytest.skip("a GPU is present")
-    assert kernels.kernel_parity() is None
+
+def test_gcts_step_is_the_bgcts_step_with_c_equal_sigma():
+    # G-CTS through the reference step: the same decisions as BG-CTS's formula with c_t = σ, on shared draws
+    b, R = two_sets(5), 200
+    rng = np.random.default_rng(9)
+    N, S = np.zeros((R, b.d)), np.zeros((R, b.d))
+    pol = make_policy("gcts")
+    for t in range(1, 30):
+        X = b.draw_rewards(rng, R)
+        Z, _ = draw_noise(pol, N, S, rng)
+        played = N > 0
+        theta = np.where(played, S / np.where(played, N, 1) + 0.5 / np.sqrt(np.where(played, N, 1)) * Z, np.inf)
+        expected = b.oracle(theta)[1]
+        index, _ = kernels.step_reference(pol, b, N, S, X, t, (Z, None))
+        np.testing.assert_array_equal(index, expected)
+
+
+GPU_POLICIES = paper_policies() + [make_policy("gcts"), make_policy("bgcts", lam=1.0)]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("label", [p.label for p in paper_policies()])
+@pytest.mark.parametrize("label", [p.label for p in GPU_POLICIES])
 def test_kernel_matches_reference_on_shared_draws(label):
     cp = pytest.importorskip("cupy")
-    pol = next(p for p in paper_policies() if p.label == label)
+    pol = next(p for p in GPU_POLICIES if p.label == label)
     b = two_sets(13)
     R = 3000
     rng = np.random.default_rng(7)
@@ -119,12 +139,3 @@ def test_top_m_on_cupy_arrays():
     b = top_m_bandit([0.1, 0.9, 0.5, 0.7], 2)
     mask, index = b.oracle(cp.asarray([[0.1, 0.9, 0.5, 0.7]]))
     assert index is None and mask.get().tolist() == [[0, 1, 0, 1]]
-
-
-def test_kernel_is_picked_up_by_the_shared_compile_test():
-    from pathlib import Path
-
-    import neurips24
-
-    root = Path(neurips24.__file__).parent
-    assert root / "cts" / "cts_step.cu" in sorted(root.rglob("*.cu"))

@@ -1,4 +1,4 @@
-"""B-CTS, BG-CTS, ESCB, CUCB: bonus function, posterior updates on hand cases, bad input (cts.policies)."""
+"""B-CTS, BG-CTS, G-CTS, ESCB, CUCB: bonus function, posterior updates on hand cases, bad input (cts.policies)."""
 from __future__ import annotations
 
 import math
@@ -162,20 +162,70 @@ def test_cucb_hand_case():
     assert idx[0, 0] == pytest.approx(0.25 + c_t / 2) and np.isposinf(idx[0, 1])
 
 
+def test_escb_code_runs_only_in_the_two_set_simulation():
+    with pytest.raises(ValueError, match="runs only in cts.two_set_runs"):
+        select(make_policy("escb_code"), two_sets(2), np.ones((1, 4)), np.ones((1, 4)), 1, (None, None))
+
+
 def test_paper_policies_labels():
     assert [p.label for p in paper_policies()] == ["B-CTS-Uniform", "B-CTS-Jeffreys", "BG-CTS", "ESCB", "CUCB"]
 
 
-@pytest.mark.parametrize(("kwargs", "msg"), [
-    (dict(kind="ucb"), "policy must be one of"),
-    (dict(kind="bcts", prior="gaussian"), "prior must be one of"),
-    (dict(kind="bgcts", prior="uniform"), "prior applies only"),
-    (dict(kind="bgcts", lam=-1.0), "lam"),
-    (dict(kind="escb", sigma=0.0), "sigma"),
+@pytest.mark.parametrize(("kwargs", "err", "msg"), [
+    (dict(kind="ucb"), ValueError, "policy must be one of"),
+    (dict(kind=["bcts"]), ValueError, "policy must be one of"),
+    (dict(kind="bcts", prior="gaussian"), ValueError, "prior must be one of"),
+    (dict(kind="bgcts", prior="uniform"), ValueError, "prior applies only"),
+    (dict(kind="bgcts", lam=-1.0), ValueError, "lam"),
+    (dict(kind="bgcts", lam=float("nan")), ValueError, "lam"),
+    (dict(kind="bgcts", lam="1"), TypeError, "lam"),
+    (dict(kind="bcts", lam=1.0), ValueError, "lam applies only"),
+    (dict(kind="gcts", lam=1.0), ValueError, "lam applies only"),
+    (dict(kind="escb", sigma=0.0), ValueError, "sigma must be a finite number > 0"),
+    (dict(kind="escb", sigma=float("inf")), ValueError, "sigma must be a finite number > 0"),
+    (dict(kind="bgcts", sigma="0.5"), TypeError, "sigma must be a real number"),     # was a NumPy ufunc error
+    (dict(kind="bgcts", sigma=True), TypeError, "sigma must be a real number"),
 ])
-def test_make_policy_bad_input(kwargs, msg):
-    with pytest.raises(ValueError, match=msg):
+def test_make_policy_bad_input(kwargs, err, msg):
+    with pytest.raises(err, match=msg):
         make_policy(**kwargs)
+
+
+def test_labels_name_the_variant():
+    assert make_policy("gcts").label == "G-CTS"
+    assert make_policy("bgcts", lam=1.0).label == "BG-CTS (λ=1)"
+    assert make_policy("escb_code").label == "ESCB (as written)"
+
+
+def test_gcts_samples_the_unboosted_gaussian_posterior():
+    # G-CTS (paper Sec. 3.3): θ_i ~ N(μ̂_i, σ² / N_i), at every t (no boost)
+    pol = make_policy("gcts", sigma=0.5)
+    for t in (1, 10, 1e6):
+        assert gaussian_scale(pol, t, 7) == 0.5
+    rng = np.random.default_rng(3)
+    N, S = np.full((200_000, 1), 16.0), np.full((200_000, 1), 12.0)
+    Z, _ = draw_noise(pol, N, S, rng)
+    th = bgcts_theta(N, S, Z, gaussian_scale(pol, 5, 7))
+    assert th.mean() == pytest.approx(0.75, abs=0.002)
+    assert th.var() == pytest.approx(0.25 / 16, rel=0.02)
+    # and select() plays the decision with the larger sample: a hand case
+    b = two_sets(2)
+    _, index = select(pol, b, np.ones((1, 4)), np.array([[1.0, 1.0, 0.0, 0.0]]),
+                      3, (np.array([[0.0, 0.0, 0.0, 4.1]]), None))
+    assert index.tolist() == [1]                 # A_1: 2; A*: 0 + 0 + 0.5·4.1 = 2.05
+
+
+def test_bonus_on_arrays_matches_the_scalar_formula():
+    t = np.array([1, 2, 3, 10, 1000])
+    expected_f = [1.0, 1.0, math.log(3) + 5 * math.log(math.log(3)), math.log(10) + 5 * math.log(math.log(10)),
+                  math.log(1000) + 5 * math.log(math.log(1000))]
+    np.testing.assert_allclose(f_bonus(t, 3), expected_f, rtol=1e-14)
+    np.testing.assert_allclose(g_scale(t, 3), np.array(expected_f) / [1, math.log(2), math.log(3),
+                                                                       math.log(10), math.log(1000)], rtol=1e-14)
+    with pytest.raises(ValueError, match="^t must"):
+        f_bonus(np.array([1, 0]), 3)
+    with pytest.raises(ValueError, match="^t must"):
+        f_bonus(np.ones((2, 2)), 3)
 
 
 def test_policy_bandit_mismatch():

@@ -34,18 +34,28 @@ check_positive_int = check_count
 
 @dataclass(frozen=True)
 class SemiBandit:
-    """A linear combinatorial semi-bandit instance (paper Sec. 2).
+    """A linear combinatorial semi-bandit instance (paper Sec. 2), checked on construction.
 
-    Build it with :func:`two_sets`, :func:`explicit_bandit` or :func:`top_m_bandit`, which check the input.
+    :func:`two_sets`, :func:`explicit_bandit` and :func:`top_m_bandit` build the usual ones; constructing it
+    directly runs the same checks (``__post_init__``), so an instance that exists is a valid one.
 
     Attributes
     ----------
-    mu : (d,) float64, the arm means μ.
-    m : int, the largest decision size max_A |A|.
-    actions : (K, d) float64 0/1 matrix of the decisions, or ``None`` for the top-m (all m-subsets) set.
+    mu : (d,) float64, the arm means μ, finite; in [0, 1] for Bernoulli rewards.
+    m : int, the largest decision size max_A |A|: 1 ≤ m ≤ d, and for an explicit action set exactly the
+        largest row sum of ``actions``.
+    actions : (K, d) float64 0/1 matrix of the decisions (K ≥ 1, every row with at least one arm), or
+        ``None`` for the top-m set (all m-subsets, never enumerated).
     noise : 'bernoulli' (X_i ~ Bernoulli(μ_i)) or 'gaussian' (X_i ~ N(μ_i, noise_sd²)).
-    noise_sd : the Gaussian noise standard deviation (ignored for Bernoulli rewards).
-    name : a short label.
+    noise_sd : the Gaussian noise standard deviation, a finite number > 0 (unused for Bernoulli rewards).
+    name : a short label (str).
+
+    Raises
+    ------
+    TypeError if ``mu`` or ``actions`` is not numeric, or ``noise_sd``, ``noise`` or ``name`` has the wrong type;
+    ValueError naming the argument for a wrong shape, a non-finite or out-of-range mean, an m outside
+    [1, d] or inconsistent with ``actions``, non-0/1 actions, an empty action, an unknown noise or
+    noise_sd ≤ 0.
     """
 
     mu: np.ndarray
@@ -54,6 +64,22 @@ class SemiBandit:
     noise: str = "bernoulli"
     noise_sd: float = 0.5
     name: str = "bandit"
+
+    def __post_init__(self):
+        mu = _check_mu(self.mu, self.noise)
+        m = check_positive_int("m", self.m)
+        if m > mu.size:
+            raise ValueError(f"m must be an integer in [1, d={mu.size}], got {m}")
+        A = None if self.actions is None else _check_actions(self.actions, mu.size)
+        if A is not None and m != int(A.sum(axis=1).max()):
+            raise ValueError(f"m must equal the largest decision size of actions ({int(A.sum(axis=1).max())}), "
+                             f"got {m}")
+        if not isinstance(self.name, str):
+            raise TypeError(f"name must be a str, got {type(self.name).__name__}")
+        object.__setattr__(self, "mu", mu)
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "actions", A)
+        object.__setattr__(self, "noise_sd", _check_sd(self.noise_sd))
 
     @property
     def d(self) -> int:
@@ -174,23 +200,42 @@ def _rng_xp(rng):
     return np if isinstance(rng, np.random.Generator) else __import__("cupy")
 
 
-def _check_mu(mu, noise: str) -> np.ndarray:
-    if noise not in NOISES:
+def _check_mu(mu, noise) -> np.ndarray:
+    if not isinstance(noise, str) or noise not in NOISES:
         raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
-    mu = np.asarray(mu, dtype=np.float64)
+    raw = np.asarray(mu)
+    if raw.dtype.kind not in "iuf":
+        raise TypeError(f"mu must be an array of real numbers, got dtype {raw.dtype}")
+    mu = raw.astype(np.float64)
     if mu.ndim != 1 or mu.size < 1:
         raise ValueError(f"mu must be a non-empty 1-D array of arm means, got shape {mu.shape}")
     if not np.all(np.isfinite(mu)):
-        raise ValueError("mu must be finite")
+        raise ValueError("mu must be finite (no NaN or inf)")
     if noise == "bernoulli" and (mu.min() < 0 or mu.max() > 1):
         raise ValueError(f"mu must lie in [0, 1] for Bernoulli rewards, got values in [{mu.min()}, {mu.max()}]")
     return mu
 
 
 def _check_sd(noise_sd) -> float:
+    if isinstance(noise_sd, bool) or not isinstance(noise_sd, (int, float, np.integer, np.floating)):
+        raise TypeError(f"noise_sd must be a real number, got {type(noise_sd).__name__}")
     if not np.isfinite(noise_sd) or noise_sd <= 0:
         raise ValueError(f"noise_sd must be a finite number > 0, got {noise_sd!r}")
     return float(noise_sd)
+
+
+def _check_actions(actions, d: int) -> np.ndarray:
+    raw = np.asarray(actions)
+    if raw.dtype.kind not in "biuf":
+        raise TypeError(f"actions must be a numeric 0/1 matrix, got dtype {raw.dtype}")
+    A = raw.astype(np.float64)
+    if A.ndim != 2 or A.shape[1] != d or A.shape[0] < 1:
+        raise ValueError(f"actions must be a (K, d={d}) 0/1 matrix with K >= 1, got shape {A.shape}")
+    if not np.all((A == 0) | (A == 1)):
+        raise ValueError("actions must contain only 0 and 1")
+    if np.any(A.sum(axis=1) < 1):
+        raise ValueError("every action (row of actions) must contain at least one arm")
+    return A
 
 
 def explicit_bandit(mu, actions, noise: str = "bernoulli", noise_sd: float = 0.5,
@@ -207,16 +252,8 @@ def explicit_bandit(mu, actions, noise: str = "bernoulli", noise_sd: float = 0.5
     ------
     ValueError for an unknown noise, means outside [0, 1] (Bernoulli), a wrong shape or non-0/1 entries.
     """
-    mu = _check_mu(mu, noise)
-    A = np.asarray(actions, dtype=np.float64)
-    if A.ndim != 2 or A.shape[1] != mu.size or A.shape[0] < 1:
-        raise ValueError(f"actions must be a (K, d={mu.size}) 0/1 matrix with K >= 1, got shape {A.shape}")
-    if not np.all((A == 0) | (A == 1)):
-        raise ValueError("actions must contain only 0 and 1")
-    if np.any(A.sum(axis=1) < 1):
-        raise ValueError("every action (row of actions) must contain at least one arm")
-    return SemiBandit(mu=mu, m=int(A.sum(axis=1).max()), actions=A, noise=noise,
-                      noise_sd=_check_sd(noise_sd), name=name)
+    A = _check_actions(actions, _check_mu(mu, noise).size)
+    return SemiBandit(mu=mu, m=int(A.sum(axis=1).max()), actions=A, noise=noise, noise_sd=noise_sd, name=name)
 
 
 def two_sets(m: int, mu_low: float = 0.7, mu_high: float = 0.9, noise: str = "bernoulli",
@@ -228,9 +265,13 @@ def two_sets(m: int, mu_low: float = 0.7, mu_high: float = 0.9, noise: str = "be
 
     Raises
     ------
-    ValueError if m < 1 or the means are outside [0, 1] for Bernoulli rewards.
+    ValueError if m < 1 or the means are outside [0, 1] for Bernoulli rewards; TypeError if a mean is not a
+    real number.
     """
     m = check_positive_int("m", m)
+    for name, value in (("mu_low", mu_low), ("mu_high", mu_high)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     mu = np.concatenate([np.full(m, float(mu_low)), np.full(m, float(mu_high))])
     A = np.zeros((2, 2 * m))
     A[0, :m] = 1.0
@@ -246,8 +287,5 @@ def top_m_bandit(mu, m: int, noise: str = "bernoulli", noise_sd: float = 0.5) ->
     ValueError if m < 1 or m > d, or for bad means / noise (see :func:`explicit_bandit`).
     """
     mu = _check_mu(mu, noise)
-    m = check_positive_int("m", m)
-    if m > mu.size:
-        raise ValueError(f"m must be an integer in [1, d={mu.size}], got {m}")
-    return SemiBandit(mu=mu, m=m, actions=None, noise=noise, noise_sd=_check_sd(noise_sd),
+    return SemiBandit(mu=mu, m=check_positive_int("m", m), actions=None, noise=noise, noise_sd=noise_sd,
                       name=f"top-{m} of {mu.size}")

@@ -1,33 +1,45 @@
-"""The chapter's experiments (paper Sec. 6), sized by the run scale, and the theory's small computations.
+"""The chapter's experiments (paper Sec. 6), sized by the run scale, and the paper's Fig. 1b values they meet.
 
-- :func:`simulate`: R runs of several policies on one instance, with common random numbers.
-- :func:`run_regret_vs_m`: Fig. (a) (cumulative regret vs t at the largest m) and Fig. (b) (final regret
-  vs m), with the extra seeds the reproduction check needs at the smallest and largest m.
+- :func:`run_regret_vs_m`: B-CTS (both priors) and BG-CTS at arm level — Fig. 1b (final regret against m),
+  with more seeds at the largest m for the reproduction check.
+- :func:`run_paper_setup`: the paper's exact Fig. 1b set-up (m ∈ {5, 25, 45, 65}, T = 10⁴, 150 runs) for every
+  policy the decision-level simulation covers — BG-CTS, G-CTS, BG-CTS with the theorem's λ = 1, ESCB as intended
+  and as written in the authors' code — at both scales (it takes seconds).
+- :func:`run_curve`: Fig. 1a (cumulative regret against t).
 - :func:`explore_run`: the small run behind the chapter's widget.
-- :func:`switch_probability`, :func:`chernoff_rate`: why the exact posterior can wait exp(Ω(m)) rounds.
+- :func:`load_full_record`: the recorded full-scale run (``full_scale.json``, written by
+  ``python -m neurips24.cts.full_run``).
 """
 from __future__ import annotations
 
-import math
+import json
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
+from importlib import resources
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from ..backend import array_module, to_numpy
 from ..scale import check_scale
-from .bandit import SemiBandit, check_positive_int, two_sets
-from .kernels import step
-from .policies import PRIORS, Policy, draw_noise, make_policy, paper_policies
+from .bandit import two_sets
+from .policies import PRIORS, Policy, make_policy
+from .runs import SimResult, simulate
+from .two_set_runs import simulate_two_sets
 
 CONFIG = {
-    "fast": dict(m_values=(5, 15, 25, 35), T=2000, runs=100, seeds=(0, 1, 2), checkpoints=100),
+    # arm-level sweep (B-CTS needs it); Fig. 1a at fast scale is the sweep's largest m, seed 0
+    "fast": dict(m_values=(5, 25, 45), T=2000, runs=100, seeds=(0, 1, 2), checkpoints=100,
+                 curve=dict(m=45, T=2000, runs=100)),
+    "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, seeds=(0, 1, 2), checkpoints=200,
+                 curve=dict(m=50, T=20_000, runs=100)),
+}
+# the paper's Fig. 1b set-up, run by the decision-level simulation at both scales (seed 0; full adds seeds)
+PAPER_SETUP = {
+    "fast": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, seeds=(0,), checkpoints=100),
     "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, seeds=(0, 1, 2), checkpoints=200),
 }
 
-# Fig. (b) of the paper: final mean regret at T = 10^4 over 150 runs, read off the log-scale figure
+# Fig. 1b of the paper: final mean regret at T = 10^4 over 150 runs, read off the log-scale figure
 # ``finalmeanregret.png`` of the authors' repository (github.com/RaymZhang/CTS-Mismatched-Paradox), as recorded
 # in this book's research brief; approximate (about ±10 % from reading a log axis).
 PAPER_FIG_B = {
@@ -36,98 +48,23 @@ PAPER_FIG_B = {
     45: {"B-CTS-Jeffreys": 2.2e4, "B-CTS-Uniform": 2.5e4, "ESCB": 150, "BG-CTS": 350},
     65: {"B-CTS-Jeffreys": 7e4, "B-CTS-Uniform": 5.5e4, "ESCB": 440, "BG-CTS": 480},
 }
+READING_ERROR = 0.10     # relative error of a value read off the log axis of Fig. 1b
 
 
-@dataclass
-class SimResult:
-    """Regret of several policies on one instance.
-
-    labels : policy names, length P.   ts : (C,) int64 checkpoints 1..T.
-    cum_regret : (P, R, C) float64 cumulative pseudo-regret at the checkpoints.
-    final : (P, R) float64 regret at T.   linear : Δ_max · T (regret of a run that never finds A*).
-    """
-
-    labels: list
-    ts: np.ndarray
-    cum_regret: np.ndarray
-    final: np.ndarray
-    linear: float
-    m: int
-    T: int
-    seed: int
-
-    def stuck_share(self) -> np.ndarray:
-        """(P,) share of runs whose regret exceeds half the linear maximum Δ_max · T."""
-        return (self.final > 0.5 * self.linear).mean(axis=1)
-
-    def mean(self) -> np.ndarray:
-        """(P,) mean final regret."""
-        return self.final.mean(axis=1)
-
-    def of(self, label: str) -> np.ndarray:
-        """(R,) final regret of the policy named ``label``."""
-        return self.final[self.labels.index(label)]
+def sweep_policies() -> list[Policy]:
+    """The arm-level sweep: B-CTS (uniform and Jeffreys priors) and BG-CTS (λ = 0, σ = 1/2), as in Fig. 1b."""
+    return [make_policy("bcts", "uniform"), make_policy("bcts", "jeffreys"), make_policy("bgcts")]
 
 
-def simulate(bandit: SemiBandit, policies: list[Policy], T: int, R: int, seed: int = 0,
-             checkpoints: int = 100, device: str | None = None, progress: bool = False) -> SimResult:
-    """Run R independent runs of every policy for T rounds, all advanced together as (R, d) arrays.
-
-    Common random numbers: each round one reward array X (R, d) is drawn and every policy observes the
-    entries of X on the arms it plays (as in the authors' experiments); each policy has its own stream for
-    its posterior samples. Rounds are 1-based (t = 1..T).
-
-    Parameters
-    ----------
-    bandit : the instance.   policies : list of :class:`Policy`, at least one.
-    T : horizon ≥ 1.   R : runs ≥ 1.   seed : integer seed.   checkpoints : number of recorded times ≥ 1.
-    device : 'auto' | 'cpu' | 'gpu' (``neurips24.backend``); on a GPU explicit action sets use the CUDA step.
-
-    Returns
-    -------
-    :class:`SimResult` (NumPy arrays).
-
-    Raises
-    ------
-    ValueError if T < 1, R < 1, checkpoints < 1, no policy is given, or a policy does not fit the bandit
-    (B-CTS with Gaussian rewards, ESCB with a top-m oracle).
-    """
-    T = check_positive_int("T", T)
-    R = check_positive_int("R", R)
-    checkpoints = check_positive_int("checkpoints", checkpoints)
-    if not policies or not all(isinstance(p, Policy) for p in policies):
-        raise ValueError("policies must be a non-empty list of Policy objects (see make_policy)")
-    for p in policies:
-        if p.kind == "bcts" and bandit.noise != "bernoulli":
-            raise ValueError("B-CTS (Beta posterior) needs Bernoulli rewards; use noise='bernoulli' or BG-CTS")
-        if p.kind == "escb" and bandit.actions is None:
-            raise ValueError("ESCB needs an explicit action matrix (actions); a top-m oracle cannot maximise it")
-    xp = array_module(device)
-    ts = np.unique(np.linspace(1, T, min(checkpoints, T)).round().astype(np.int64))
-    env_rng = xp.random.default_rng(seed * 1000)
-    rngs = [xp.random.default_rng(seed * 1000 + 1 + j) for j in range(len(policies))]
-    P, d = len(policies), bandit.d
-    N = [xp.zeros((R, d)) for _ in policies]
-    S = [xp.zeros((R, d)) for _ in policies]
-    cum = xp.zeros((P, R))
-    out = np.zeros((P, R, ts.size))
-    c = 0
-    for t in tqdm(range(1, T + 1), disable=None if progress else True, desc=bandit.name, leave=False):
-        X = bandit.draw_rewards(env_rng, R)
-        for j, pol in enumerate(policies):
-            noise = draw_noise(pol, N[j], S[j], rngs[j])
-            _, regret = step(pol, bandit, N[j], S[j], X, t, noise)
-            cum[j] += regret
-        if t == ts[c]:
-            out[:, :, c] = to_numpy(cum)
-            c += 1
-    return SimResult(labels=[p.label for p in policies], ts=ts, cum_regret=out, final=out[:, :, -1].copy(),
-                     linear=bandit.linear_regret(T), m=bandit.m, T=T, seed=seed)
+def setup_policies() -> list[Policy]:
+    """The decision-level policies: BG-CTS, G-CTS, BG-CTS (λ = 1), ESCB, ESCB as written (σ = 1/2)."""
+    return [make_policy("bgcts"), make_policy("gcts"), make_policy("bgcts", lam=1.0), make_policy("escb"),
+            make_policy("escb_code")]
 
 
 @dataclass
 class RegretVsM:
-    """Results of :func:`run_regret_vs_m`: runs[(m, seed)] -> :class:`SimResult`."""
+    """Results of :func:`run_regret_vs_m`: runs[(m, seed)] -> :class:`~neurips24.cts.runs.SimResult`."""
 
     m_values: tuple
     seeds: tuple
@@ -141,40 +78,86 @@ class RegretVsM:
         return next(iter(self.runs.values())).labels
 
     def curve(self) -> SimResult:
-        """Fig. (a): the seed-0 run at the largest m."""
+        """The seed-0 run at the largest m (Fig. 1a at fast scale)."""
         return self.runs[(max(self.m_values), self.seeds[0])]
+
+    def seeds_at(self, m: int) -> list:
+        """The seeds run at decision size m."""
+        return [s for s in self.seeds if (m, s) in self.runs]
 
     def table(self, seed: int | None = None) -> dict:
         """m -> {label: (mean final regret, stuck share)} for one seed (default: the first)."""
         seed = self.seeds[0] if seed is None else seed
-        out = {}
-        for m in self.m_values:
-            r = self.runs[(m, seed)]
-            out[m] = {lab: (float(mu), float(s)) for lab, mu, s in zip(r.labels, r.mean(), r.stuck_share(),
-                                                                             strict=True)}
-        return out
+        return {m: {lab: (float(mu), float(s)) for lab, mu, s in
+                    zip(self.runs[(m, seed)].labels, self.runs[(m, seed)].mean(),
+                        self.runs[(m, seed)].stuck_share(), strict=True)}
+                for m in self.m_values}
+
+    def pooled(self, m: int, label: str) -> np.ndarray:
+        """(R · number of seeds at m,) final regrets of ``label`` at m, all seeds run there pooled."""
+        return np.concatenate([self.runs[(m, s)].of(label) for s in self.seeds_at(m)])
+
+    def pooled_first(self, m: int, label: str) -> np.ndarray:
+        """Pooled rounds of the first optimal play of ``label`` at m."""
+        return np.concatenate([self.runs[(m, s)].first_of(label) for s in self.seeds_at(m)])
+
+    def stuck(self, m: int, label: str) -> tuple[int, int]:
+        """(stuck runs, runs) of ``label`` at m, all seeds pooled (stuck: regret > half of Δ T)."""
+        final = self.pooled(m, label)
+        linear = self.runs[(m, self.seeds_at(m)[0])].linear
+        return int((final > 0.5 * linear).sum()), int(final.size)
 
 
 def run_regret_vs_m(scale: str, policies: list[Policy] | None = None, device: str | None = None) -> RegretVsM:
-    """Paper Sec. 6, Fig. (a) and (b), on the two-set instance (μ = 0.7 / 0.9, Bernoulli), sized by ``scale``.
+    """Paper Sec. 6, Fig. 1b on the two-set instance (μ = 0.7 / 0.9, Bernoulli), arm level, sized by ``scale``.
 
-    Every m of ``CONFIG[scale]['m_values']`` is run with the first seed; the smallest and the largest m are
-    also run with the other seeds (the reproduction check). Policies default to :func:`paper_policies`.
+    Every m of ``CONFIG[scale]['m_values']`` is run with the first seed; the largest m also with the other
+    seeds (the reproduction check pools them). Policies default to :func:`sweep_policies`.
 
     Raises
     ------
     ValueError for an unknown scale.
     """
     cfg = CONFIG[check_scale(scale)]
-    policies = paper_policies() if policies is None else policies
+    policies = sweep_policies() if policies is None else policies
     res = RegretVsM(m_values=tuple(cfg["m_values"]), seeds=tuple(cfg["seeds"]), T=cfg["T"], R=cfg["runs"],
                     config=dict(cfg))
-    jobs = [(m, cfg["seeds"][0]) for m in cfg["m_values"]]
-    jobs += [(m, s) for s in cfg["seeds"][1:] for m in (min(cfg["m_values"]), max(cfg["m_values"]))]
+    jobs = [(m, cfg["seeds"][0]) for m in cfg["m_values"]] + [(max(cfg["m_values"]), s) for s in cfg["seeds"][1:]]
     for m, s in tqdm(jobs, disable=None, desc="(m, seed)"):
         res.runs[(m, s)] = simulate(two_sets(m), policies, cfg["T"], cfg["runs"], seed=s,
                                     checkpoints=cfg["checkpoints"], device=device)
     return res
+
+
+def run_paper_setup(scale: str, policies: list[Policy] | None = None) -> dict:
+    """The paper's Fig. 1b set-up (m ∈ {5, 25, 45, 65}, T = 10⁴, 150 runs), decision level, every seed of
+    ``PAPER_SETUP[scale]``: dict seed -> dict m -> :class:`~neurips24.cts.runs.SimResult`.
+
+    Policies default to :func:`setup_policies`; all of them see the same rewards. Raises ValueError for an
+    unknown scale.
+    """
+    cfg = PAPER_SETUP[check_scale(scale)]
+    policies = setup_policies() if policies is None else policies
+    return {s: simulate_two_sets(cfg["m_values"], policies, cfg["T"], cfg["runs"], seed=s,
+                                 checkpoints=cfg["checkpoints"]) for s in cfg["seeds"]}
+
+
+def run_curve(scale: str, sweep: RegretVsM | None = None, device: str | None = None) -> tuple:
+    """Fig. 1a: cumulative regret against t at ``CONFIG[scale]['curve']`` (m, T, runs), seed 0.
+
+    Returns (arm, decision): B-CTS and BG-CTS at arm level — taken from ``sweep`` when it ran the same m, T
+    and runs — and ESCB as intended and as written at decision level, on the same (m, T, runs).
+    """
+    cfg = CONFIG[check_scale(scale)]
+    c = cfg["curve"]
+    if sweep is not None and (c["m"], 0) in sweep.runs and sweep.T == c["T"] and sweep.R == c["runs"]:
+        arm = sweep.runs[(c["m"], 0)]
+    else:
+        arm = simulate(two_sets(c["m"]), sweep_policies(), c["T"], c["runs"], seed=0,
+                       checkpoints=cfg["checkpoints"], device=device)
+    decision = simulate_two_sets([c["m"]], [make_policy("escb"), make_policy("escb_code")], c["T"], c["runs"],
+                                 seed=0, checkpoints=cfg["checkpoints"])[c["m"]]
+    return arm, decision
 
 
 @lru_cache(maxsize=32)
@@ -185,64 +168,25 @@ def explore_run(m: int = 25, prior: str = "uniform", T: int = 1000, runs: int = 
     ------
     ValueError for m < 1, T < 1, runs < 1 or an unknown prior.
     """
-    if prior not in PRIORS:
+    if not isinstance(prior, str) or prior not in PRIORS:
         raise ValueError(f"prior must be one of {tuple(PRIORS)}, got {prior!r}")
     return simulate(two_sets(m), [make_policy("bcts", prior), make_policy("bgcts")], T, runs, seed=seed,
                     checkpoints=60)
 
 
-def irwin_hall_sf(x: Fraction | float, m: int) -> float:
-    """P(U_1 + … + U_m > x) for i.i.d. U(0, 1), exactly (rational arithmetic on the Irwin–Hall CDF).
-
-    Used as the chance that a uniform-prior sample of the never-played optimal action beats a played
-    action whose sample sits at ``x`` (Theory). Raises ValueError if m < 1.
-    """
-    m = check_positive_int("m", m)
-    x = Fraction(x)
-    if x <= 0:
-        return 1.0
-    if x >= m:
-        return 0.0
-    y = m - x                                            # P(sum > x) = P(sum < m - x) by symmetry
-    total = sum((-1) ** k * math.comb(m, k) * (y - k) ** m for k in range(int(math.floor(y)) + 1))
-    return float(total / math.factorial(m))
+FULL_RECORD = "full_scale.json"
 
 
-def chernoff_rate(x: float, prior: str) -> float:
-    """Cramér rate I(x) = sup_s [s x − ln E e^{s θ}] of one prior draw θ ~ Beta(α₀, β₀), for x in (mean, 1).
-
-    P(θ_1 + … + θ_m ≥ m x) ≤ exp(−m I(x)), and the exponent is exact as m → ∞ (Cramér). The moment
-    generating function of Beta(a, b) is Kummer's ₁F₁(a; a + b; s).
-
-    Raises
-    ------
-    ValueError for an unknown prior or x outside (prior mean, 1).
-    """
-    from scipy.optimize import minimize_scalar
-    from scipy.special import hyp1f1
-
-    if prior not in PRIORS:
-        raise ValueError(f"prior must be one of {tuple(PRIORS)}, got {prior!r}")
-    a, b = PRIORS[prior]
-    if not (a / (a + b) < x < 1):
-        raise ValueError(f"x must lie in (prior mean {a / (a + b)}, 1), got {x!r}")
-    res = minimize_scalar(lambda s: -(s * x - math.log(hyp1f1(a, a + b, s))), bounds=(0.0, 200.0),
-                          method="bounded", options={"xatol": 1e-10})
-    return float(-res.fun)
+def load_full_record() -> dict | None:
+    """The recorded full-scale run shipped with the package (``neurips24/cts/full_scale.json``), or None."""
+    path = resources.files("neurips24.cts").joinpath(FULL_RECORD)
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
-def switch_probability(m: int, mu_bad: float = 0.7) -> dict:
-    """Per-round chance that B-CTS leaves a well-estimated bad action for the never-played optimal one.
-
-    Once A_1 (means ``mu_bad``) has been played often, its sample sum is ≈ m·mu_bad, while the optimal
-    action's sample is still a sum of m prior draws. Returns the exact uniform-prior probability
-    (Irwin–Hall), the Chernoff estimates exp(−m I) for both priors, and the expected wait 1/p (rounds).
-    """
-    m = check_positive_int("m", m)
-    x = Fraction(mu_bad).limit_denominator(10_000) * m
-    exact = irwin_hall_sf(x, m)
-    rates = {p: chernoff_rate(float(mu_bad), p) for p in PRIORS}
-    return {"m": m, "uniform_exact": exact, "uniform_wait": 1 / exact if exact > 0 else math.inf,
-            "uniform_chernoff": math.exp(-m * rates["uniform"]),
-            "jeffreys_chernoff": math.exp(-m * rates["jeffreys"]),
-            "rate_uniform": rates["uniform"], "rate_jeffreys": rates["jeffreys"]}
+def record_means(record: dict) -> dict:
+    """m -> {label: mean final regret} of a recorded full-scale sweep, averaged over its seeds (equal runs each)."""
+    return {int(m): {lab: float(np.mean([by_seed[s][lab]["mean"] for s in by_seed]))
+                     for lab in next(iter(by_seed.values()))}
+            for m, by_seed in record["sweep"].items()}

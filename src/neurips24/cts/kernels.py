@@ -16,7 +16,7 @@ from ..backend import cupy_or_none, to_numpy
 from .bandit import SemiBandit, _xp, two_sets
 from .policies import Policy, escb_coefficients, gaussian_scale, make_policy, select, update
 
-POLICY_CODES = {"bcts": 0, "bgcts": 1, "escb": 2, "cucb": 3}
+POLICY_CODES = {"bcts": 0, "bgcts": 1, "gcts": 1, "escb": 2, "cucb": 3}   # G-CTS: BG-CTS with c_t = σ
 
 
 def step_reference(policy: Policy, bandit: SemiBandit, N, S, X, t, noise):
@@ -46,14 +46,17 @@ def step_kernel(policy: Policy, bandit: SemiBandit, N, S, X, t, noise, block: in
 
     Raises
     ------
-    ValueError for a top-m bandit (the kernel needs an explicit action matrix) or non-contiguous state.
+    ValueError for a top-m bandit (the kernel needs an explicit action matrix), a policy the kernel does not
+    run ('escb_code') or non-contiguous state.
     """
+    if policy.kind not in POLICY_CODES:
+        raise ValueError(f"the CUDA step runs the kinds {tuple(POLICY_CODES)}, got {policy.kind!r}")
+    if bandit.actions is None:
+        raise ValueError("the CUDA step needs an explicit action matrix (actions); top-m runs on the array path")
     import cupy as cp
 
     from ..cuda import raw_kernel
 
-    if bandit.actions is None:
-        raise ValueError("the CUDA step needs an explicit action matrix (actions); top-m runs on the array path")
     R, d = N.shape
     for name, a in (("N", N), ("S", S)):
         if a.dtype != cp.float64 or not a.flags.c_contiguous:
@@ -64,7 +67,7 @@ def step_kernel(policy: Policy, bandit: SemiBandit, N, S, X, t, noise, block: in
     u1 = zeros if u1 is None else cp.ascontiguousarray(u1, dtype=cp.float64)
     u2 = zeros if u2 is None else cp.ascontiguousarray(u2, dtype=cp.float64)
     coef = escb_coefficients(policy, bandit, t) if policy.kind == "escb" else np.zeros(K)
-    c_t = gaussian_scale(policy, t, bandit.m) if policy.kind in ("bgcts", "cucb") else 0.0
+    c_t = gaussian_scale(policy, t, bandit.m) if policy.kind in ("bgcts", "gcts", "cucb") else 0.0
     action = cp.empty(R, dtype=cp.int64)
     regret = cp.empty(R, dtype=cp.float64)
     kernel = raw_kernel("neurips24.cts", "cts_step.cu", "cts_step")
