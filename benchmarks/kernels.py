@@ -14,10 +14,13 @@ from neurips24 import scale
 from neurips24.backend import cupy_or_none
 from neurips24.cherryq.kernels import bench_cherry_quant
 from neurips24.cts.kernels import bench_cts_step
+from neurips24.defer.kernels import bench_defer_fused
+from neurips24.dlq.kernels import bench_dlq_reduce
 from neurips24.edl.kernels import bench_edl_fused
 from neurips24.fno.layer import bench_mode_mix
 from neurips24.markov.flow import bench_flow
 from neurips24.melloc.kernels import bench_melloc_kernels
+from neurips24.mts.kernels import bench_mts_step
 
 # (kernel, bench call per scale, how to read a row's throughput)
 BENCHES = {
@@ -28,6 +31,9 @@ BENCHES = {
         ("melloc.residual + solve", lambda: bench_melloc_kernels(sizes=(512,)), None),
         ("cherryq.quantize", lambda: bench_cherry_quant(sizes=[(1536, 576)], repeats=3), None),
         ("edl.fused loss + decomposition", lambda: bench_edl_fused(n=20_000, C=10), None),
+        ("defer.fused surrogate + gradient", lambda: bench_defer_fused(N=20_000, n=10), None),
+        ("dlq.mc_reduce", lambda: bench_dlq_reduce(n=2 ** 14, K=6, d=32), None),
+        ("mts.fractional step", lambda: bench_mts_step(B=10_000, n=16, n_steps=5), None),
     ],
     "full": [
         ("fno.mode_mix", lambda: bench_mode_mix(G=64, D=128, K=32), None),
@@ -36,6 +42,9 @@ BENCHES = {
         ("melloc.residual + solve", lambda: bench_melloc_kernels(sizes=(4096,)), None),
         ("cherryq.quantize", lambda: bench_cherry_quant(sizes=[(1536, 576), (576, 1536), (4096, 4096)]), None),
         ("edl.fused loss + decomposition", lambda: bench_edl_fused(n=1_000_000, C=10), None),
+        ("defer.fused surrogate + gradient", lambda: bench_defer_fused(N=1_000_000, n=10), None),
+        ("dlq.mc_reduce", lambda: bench_dlq_reduce(n=2 ** 16, K=12, d=64), None),
+        ("mts.fractional step", lambda: bench_mts_step(B=200_000, n=32, n_steps=5), None),
     ],
 }
 

@@ -13,12 +13,19 @@ Closed forms, with s = softmax(h), w = 1 − c, e_k the k-th unit vector and ⊥
 - RS:       2 (s − r)
 - general:  ∇ = s_y^q (s − e_y) + w s_⊥^q (s − e_⊥)   (q = None: s_y^q, s_⊥^q read as 1)
 - OvA:      ∂_y = −σ(−h_y), ∂_{y'} = σ(h_y') (y' ∈ [n], y' ≠ y), ∂_⊥ = σ(h_⊥) − w
+
+The kernel itself, ``surrogate.cu`` (float32 and float64, one thread per point, classes on the slow axis as in
+:func:`_fused`), computes the same closed forms; :func:`fused_kernel` launches it through CuPy,
+:func:`kernel_parity` compares it with :func:`fused_loss_grad` and :func:`bench_defer_fused` times both. Without
+CuPy or a GPU only the torch reference runs.
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..backend import cupy_or_none
 from .losses import SURROGATES, check_inputs, check_q
 
 
@@ -159,3 +166,153 @@ class FusedSurrogate(torch.autograd.Function):
     def backward(ctx, grad_out):
         (grad,) = ctx.saved_tensors
         return grad_out.unsqueeze(-2) * grad, None, None, None, None, None, None
+
+
+# ------------------------------------------------------------------------------- the CUDA kernel (CuPy)
+_MODES = {"ova": 2}                      # the rest: mode 1 (joint) or 0 (sum), from family()
+KERNEL_DTYPES = ("float32", "float64")
+
+
+def kernel_family(name: str, q: float | None = None) -> tuple[int, float, float]:
+    """The (mode, q, scale) arguments of ``surrogate.cu`` for a surrogate: mode 0 sum, 1 joint, 2 OvA.
+
+    Raises
+    ------
+    ValueError for an unknown name or q ∉ (0, 1].
+    """
+    if name not in SURROGATES:
+        raise ValueError(f"name must be one of {SURROGATES}, got {name!r}")
+    q = check_q(q)
+    if name in _MODES:
+        return _MODES[name], 0.0, 1.0
+    joint, q0, scale = family(name, q)
+    return int(joint), q0, scale
+
+
+def _launch(cp, hT, y, cost, mode: int, q: float, scale: float, block: int = 256):
+    """One launch on device arrays in the kernel's layout: hT (n + 1, N) float32/64, y (N,) int64, cost (N,)."""
+    from ..cuda import raw_kernel
+
+    m, N = hT.shape
+    suffix = "f32" if hT.dtype == cp.float32 else "f64"
+    loss, grad = cp.empty(N, dtype=hT.dtype), cp.empty((m, N), dtype=hT.dtype)
+    kernel = raw_kernel("neurips24.defer", "surrogate.cu", f"defer_surrogate_{suffix}")
+    real = hT.dtype.type
+    kernel(((N + block - 1) // block,), (block,),
+           (hT, y, cost, np.int64(N), np.int32(m), np.int32(mode), real(q), real(scale), loss, grad))
+    return loss, grad
+
+
+def fused_kernel(logits, y, cost, name: str, q: float | None = None):
+    """What :func:`fused_loss_grad` computes, from one launch of ``surrogate.cu`` (one thread per point).
+
+    Parameters
+    ----------
+    logits : (N, n + 1) float32 or float64 (NumPy, CuPy or anything ``cupy.asarray`` takes), finite, n ≥ 2.
+    y : (N,) integers in [0, n).   cost : (N,) floats in [0, 1].   name, q : as :func:`fused_loss_grad`.
+
+    Returns
+    -------
+    (loss (N,), grad (N, n + 1)) as CuPy arrays in the logits' dtype; the gradient is each point's own.
+
+    Raises
+    ------
+    ValueError for an unknown name, q ∉ (0, 1], wrong shapes, NaN/inf, y or cost out of range; TypeError for a
+    dtype other than float32/float64; RuntimeError without CuPy and a GPU.
+    """
+    mode, q0, scale = kernel_family(name, q)
+    cp = cupy_or_none()
+    if cp is None:
+        raise RuntimeError("the CUDA kernel needs CuPy and a CUDA GPU")
+    h = cp.asarray(logits)
+    if h.dtype.name not in KERNEL_DTYPES:
+        raise TypeError(f"logits must be float32 or float64, got {h.dtype}")
+    if h.ndim != 2 or h.shape[1] < 3:
+        raise ValueError(f"logits must have shape (N, n + 1) with n >= 2 classes, got {h.shape}")
+    N, m = h.shape
+    if not bool(cp.isfinite(h).all()):
+        raise ValueError("logits must be finite (no NaN or inf)")
+    yd = cp.asarray(y)
+    if yd.shape != (N,) or yd.dtype.kind not in "iu":
+        raise ValueError(f"y must be (N,) = ({N},) integers, got {yd.dtype} {yd.shape}")
+    if N and (int(yd.min()) < 0 or int(yd.max()) >= m - 1):
+        raise ValueError(f"y must lie in [0, {m - 1})")
+    c = cp.asarray(cost, dtype=h.dtype)
+    if c.shape != (N,):
+        raise ValueError(f"cost must have shape ({N},) (one cost per point), got {c.shape}")
+    if N and not (bool(cp.isfinite(c).all()) and float(c.min()) >= 0.0 and float(c.max()) <= 1.0):
+        raise ValueError("cost must lie in [0, 1]")
+    loss, grad = _launch(cp, cp.ascontiguousarray(h.T), cp.ascontiguousarray(yd, dtype=cp.int64),
+                         cp.ascontiguousarray(c), mode, q0, scale)
+    return loss, grad.T
+
+
+def _bench_case(N: int, n: int, seed: int):
+    g = torch.Generator().manual_seed(seed)
+    h = torch.randn(N, n + 1, generator=g, dtype=torch.float64) * 3
+    y = torch.randint(0, n, (N,), generator=g)
+    c = torch.rand(N, generator=g, dtype=torch.float64)
+    c[:2] = torch.tensor([0.0, 1.0], dtype=torch.float64)          # the edges: full credit and none
+    return h, y, c
+
+
+def kernel_parity(N: int = 4096, n: int = 10, seed: int = 0) -> dict | None:
+    """Largest gaps between kernel and reference over the surrogates, in float64 and float32, and the speed.
+
+    The reference is :func:`fused_loss_grad` in float64 on the CPU (itself tested against torch autograd).
+
+    Returns
+    -------
+    None without CuPy and a GPU; else a dict: '<name>[ q=<q>] <dtype> loss/grad' -> max |kernel − reference| /
+    (1 + |reference|), plus 'torch_ms' (the reference, RL2D q = 1, CPU) and 'gpu_ms' (the kernel, float32,
+    logits already on the GPU in the kernel's layout).
+    """
+    cp = cupy_or_none()
+    if cp is None:
+        return None
+    from ..timing import best_time
+
+    h, y, c = _bench_case(N, n, seed)
+    out = {}
+    for name, q in [("rl2d", 1.0), ("rl2d", 0.5), ("rl2d", None), ("rs", None), ("general", 0.7), ("ce", None),
+                    ("ova", None)]:
+        ref_loss, ref_grad = (t.numpy() for t in fused_loss_grad(h, y, c, name, q))
+        for dtype in KERNEL_DTYPES:
+            loss, grad = fused_kernel(h.numpy().astype(dtype), y.numpy(), c.numpy(), name, q)
+            key = f"{name}{'' if q is None else f' q={q:g}'} {dtype}"
+            out[f"{key} loss"] = float(np.max(np.abs(cp.asnumpy(loss) - ref_loss) / (1 + np.abs(ref_loss))))
+            out[f"{key} grad"] = float(np.max(np.abs(cp.asnumpy(grad) - ref_grad) / (1 + np.abs(ref_grad))))
+    h32 = h.float()
+    out["torch_ms"] = 1e3 * best_time(lambda: fused_loss_grad(h32, y, c, "rl2d", 1.0))
+    mode, q0, scale = kernel_family("rl2d", 1.0)
+    hT, yd, cd = (cp.asarray(h32.T.contiguous().numpy()), cp.asarray(y.numpy()),
+                  cp.asarray(c.float().numpy()))
+    out["gpu_ms"] = 1e3 * best_time(lambda: _launch(cp, hT, yd, cd, mode, q0, scale), cp.cuda.Device().synchronize)
+    return out
+
+
+def bench_defer_fused(N: int = 100_000, n: int = 10, seed: int = 0) -> list[tuple[str, float, float]]:
+    """Time the RL2D (q = 1) loss + gradient: the torch reference (CPU) and the kernel (GPU, when present).
+
+    Both in float32, on N points of n + 1 scores; the kernel's inputs are already on the GPU in its layout.
+
+    Returns
+    -------
+    list of (name, seconds per call, bytes read and written per call) rows; used by ``benchmarks/kernels.py``.
+    """
+    from ..timing import best_time
+
+    h, y, c = _bench_case(N, n, seed)
+    h32, c32 = h.float(), c.float()
+    nbytes = 4.0 * (2 * N * (n + 1) + 2 * N) + 8.0 * N       # logits in, gradient out, cost in, loss out; labels
+    size = f"N={N} n={n}"
+    rows = [(f"defer.fused torch reference (CPU) {size}",
+             best_time(lambda: fused_loss_grad(h32, y, c32, "rl2d", 1.0), repeat=3), nbytes)]
+    cp = cupy_or_none()
+    if cp is not None:
+        mode, q0, scale = kernel_family("rl2d", 1.0)
+        hT, yd, cd = cp.asarray(h32.T.contiguous().numpy()), cp.asarray(y.numpy()), cp.asarray(c32.numpy())
+        rows.append((f"defer.fused cuda kernel (GPU) {size}",
+                     best_time(lambda: _launch(cp, hT, yd, cd, mode, q0, scale), cp.cuda.Device().synchronize),
+                     nbytes))
+    return rows
