@@ -25,7 +25,7 @@ from .quantizer import check_bits, check_fraction, check_group_size, num_cherrie
 
 CONFIG = {
     "fast": dict(
-        real=dict(seq_len=128, n_calib=8, n_eval=16, bits=3, group_size=64, cherry_fraction=1 / 64, threads=2),
+        real=dict(seq_len=128, n_calib=8, n_eval=16, bits=3, group_size=64, cherry_fraction=1 / 64, threads=1),
         toy=dict(seeds=(0, 1, 2), bits=(2, 3), context=8, d_emb=32, hidden=256, group_size=64,
                  cherry_fraction=1 / 32, pretrain_steps=1500, qat_steps=300, batch=64, lr=3e-3, qat_lr=5e-4,
                  n_fisher=256, eval_stride=2),
@@ -77,7 +77,8 @@ def run_real_model(scale: str, loaded=None, progress: bool = True) -> RealResult
     Parameters
     ----------
     scale : 'fast' or 'full'.   loaded : a :class:`~neurips24.assets.LoadedModel` (loaded if None).
-    progress : show tqdm bars. At ``fast`` scale torch runs on 2 threads during this call (restored after).
+    progress : show tqdm bars. At ``fast`` scale torch runs on 1 thread during this call (restored after): on a
+    2-core machine with another process busy, 2 threads wait on each other and the call takes over 5 minutes.
 
     Raises
     ------
@@ -86,7 +87,7 @@ def run_real_model(scale: str, loaded=None, progress: bool = True) -> RealResult
     cfg = CONFIG[check_scale(scale)]["real"]
     threads = torch.get_num_threads()
     if cfg["threads"]:
-        torch.set_num_threads(cfg["threads"])   # the 135M model runs faster on 2 threads than on 1 (2-core CPU)
+        torch.set_num_threads(cfg["threads"])   # one thread: 2 threads stall when the other core is busy
     try:
         return _run_real_model(cfg, loaded, progress)
     finally:
