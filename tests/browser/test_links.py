@@ -36,7 +36,8 @@ class _Page(HTMLParser):
         classes = (attrs.get("class") or "").split()
         if "claim-card" in classes:
             self.cards.append((attrs.get("data-claim-id"), attrs.get("data-outcome"), attrs.get("data-ours")))
-        self.pasted += "pasted-text" in classes or "pasted-inline" in classes
+        # a value pasted by the {glue} role: myst-nb renders it as <span class="output text_plain">
+        self.pasted += tag == "span" and ("pasted-text" in classes or "text_plain" in classes)
 
     def handle_endtag(self, tag):
         self._skip -= tag in ("script", "style") and self._skip > 0

@@ -38,7 +38,11 @@ READ_ARTICLE = """async () => {
   return {
     text: copy.innerText,
     outputText: outputs.map(o => { const c = o.cloneNode(true);
-      c.querySelectorAll('mjx-container, script, style').forEach(e => e.remove()); return c.innerText; }),
+      c.querySelectorAll('mjx-container, script, style').forEach(e => e.remove());
+      // source code shown by neurips24.show (an HTML output of highlighted code) is code, not prose; printed text
+      // (a stream output, also highlighted) is kept
+      if (o.classList.contains('text_html')) c.querySelectorAll('.highlight').forEach(e => e.remove());
+      return c.innerText; }),
     emptyOutputs: outputs.filter(o => !o.innerText.trim() && !o.querySelector('img, svg, iframe, canvas, video, '
       + 'script[type*="widget"], .widget-subarea, table')).map(o => o.className),
     images: [...document.images].map(i => ({src: i.src, alt: i.alt, ok: i.complete && i.naturalWidth > 0})),
@@ -170,6 +174,8 @@ def test_page_text_has_no_leaks(browser_context, site_url, path):
         page.close()
     text = seen["text"]
     assert not PIPE_TABLE.search(text), f"a Markdown table printed as raw pipes: {PIPE_TABLE.search(text).group()}"
+    piped = [m.group() for t in seen["outputText"] for m in PIPE_TABLE.finditer(t)]
+    assert not piped, f"a Markdown table printed as raw pipes in an output: {piped[:3]}"
     raw = [m.group() for t in seen["outputText"] for m in RAW_TEX.finditer(t)]
     assert not raw, f"raw TeX in an output: {raw[:5]}"
     assert not MYST_LEAK.search(text), f"MyST markup shown as text: {MYST_LEAK.search(text).group()}"

@@ -1,6 +1,7 @@
 """The chapter's tables, as Markdown text from the experiments' results (numbers formatted, never typed).
 
-Each function returns a Markdown table; the notebook displays it with ``IPython.display.Markdown``. The paper's
+Each function returns a Markdown table; the notebook shows it with
+``neurips24.tables.show_table(*parse_pipes(table))`` (an HTML table; math in ``$...$`` is typeset). The paper's
 values come from :data:`~neurips24.cts.experiment.PAPER_FIG_B` (Fig. 1b, read off a log axis).
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ def _pooled_mean(setup: dict, m: int, label: str) -> float:
 
 def switch_table(rows: list) -> str:
     """From :func:`~neurips24.cts.theory.switch_probability` dicts: p_m and the wait 1/p_m for both priors."""
-    return _md(["m", "p_m uniform (exact)", "e^{−m I} uniform", "p_m Jeffreys (grid)", "e^{−m I} Jeffreys",
+    return _md(["m", "p_m uniform (exact)", "$e^{-m I}$ uniform", "p_m Jeffreys (grid)", "$e^{-m I}$ Jeffreys",
                 "wait 1/p_m uniform (rounds)", "wait 1/p_m Jeffreys (rounds)"],
                [[r["m"], f"{r['uniform_exact']:.2e}", f"{r['uniform_chernoff']:.2e}", f"{r['jeffreys']:.2e}",
                  f"{r['jeffreys_chernoff']:.2e}", f"{r['uniform_wait']:.3g}", f"{r['jeffreys_wait']:.3g}"]
@@ -100,7 +101,7 @@ def theory_table(sweep: RegretVsM, estimates: dict) -> str:
             iv = binomial_interval(k, n)
             rows.append([m, lab, f"{e['wait']:.3g}", f"{(tau > 1).mean():.2f}", f"{e['stuck_asymptotic']:.2f}",
                          f"{e['stuck_estimate']:.2f}", f"{iv.estimate:.2f} [{iv.low:.2f}, {iv.high:.2f}] ({n} runs)"])
-    return _md(["m", "prior", "wait 1/p_m (rounds)", "measured: τ > 1", "stuck: ½(1 − p_m)^{T/2}",
+    return _md(["m", "prior", "wait 1/p_m (rounds)", "measured: τ > 1", "stuck: $\\tfrac12 (1 - p_m)^{T/2}$",
                 "stuck: estimate", "stuck: measured [95 %]"], rows)
 
 
