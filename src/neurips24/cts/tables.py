@@ -39,7 +39,7 @@ def switch_table(rows: list) -> str:
 
 
 def fig_b_table(setup: dict, record: dict | None = None) -> str:
-    """Fig. 1b at the paper's set-up: ours beside the paper's, ratio ours / paper in brackets.
+    """Fig. 1b at the paper's set-up: mean regret at T = 10⁴, ours / paper, ratio ours / paper in brackets.
 
     BG-CTS and both ESCB indices come from ``setup`` (this run, decision level, seeds pooled); B-CTS from the
     recorded full-scale run (``record``), when there is one.
@@ -60,7 +60,7 @@ def fig_b_table(setup: dict, record: dict | None = None) -> str:
             else:
                 cells.append(f"— / {_fmt(p[lab])}")
         rows.append(cells)
-    return "Mean regret at T = 10⁴, ours / paper (ours ÷ paper):\n\n" + _md(head, rows)
+    return _md(head, rows)
 
 
 def escb_table(setup: dict) -> str:
@@ -84,8 +84,7 @@ def sweep_table(sweep: RegretVsM) -> str:
     """The arm-level sweep (first seed): mean regret at T and, in brackets, the share of stuck runs."""
     tab = sweep.table()
     rows = [[m] + [f"{_fmt(tab[m][lab][0])} ({tab[m][lab][1]:.0%})" for lab in sweep.labels] for m in sweep.m_values]
-    return (f"Mean regret at T = {sweep.T} (share of stuck runs), {sweep.R} runs, seed {sweep.seeds[0]}:\n\n"
-            + _md(["m"] + sweep.labels, rows))
+    return _md(["m"] + sweep.labels, rows)
 
 
 def theory_table(sweep: RegretVsM, estimates: dict) -> str:
