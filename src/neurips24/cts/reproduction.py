@@ -126,18 +126,21 @@ def mean_log_error(ratios: np.ndarray) -> float:
     return float(np.mean(np.abs(np.log(ratios))))
 
 
+def _measure_vs_paper(setup: dict, label: str, paper_label: str, statistic, name: str) -> tuple[dict, Interval]:
+    """Mean final regret of ``label`` per m, and ``statistic`` of ours / paper (Fig. 1b, ``paper_label``) over m
+    with its bootstrap interval; the row of values shown on the claim card, under ``name``."""
+    runs = pooled_setup(setup, label)
+    est, lo, hi = _vs_paper(runs, paper_label, statistic)
+    ms = sorted(runs)
+    values = {**{f"m = {m}": _r(runs[m].mean()) for m in ms}, name: _r(est), "upper bound": _r(hi)}
+    return values, Interval(est, lo, hi, LEVEL, f"bootstrap (percentile) over runs, n={len(runs[ms[0]])} per m")
+
+
 def bgcts_vs_paper(setup: dict) -> dict:
     """BG-CTS at the paper's set-up within 10 % of Fig. 1b at every m; control: BG-CTS with the theorem's λ = 1."""
-    def measure(label):
-        runs = pooled_setup(setup, label)
-        est, lo, hi = _vs_paper(runs, "BG-CTS", max_deviation)
-        ms = sorted(runs)
-        return ({**{f"m = {m}": _r(runs[m].mean()) for m in ms}, "max |ours/paper − 1|": _r(est),
-                 "upper bound": _r(hi)}, Interval(est, lo, hi, LEVEL,
-                                                  f"bootstrap (percentile) over runs, n={len(runs[ms[0]])} per m"))
-
-    measured, iv = measure("BG-CTS")
-    control, _ = measure("BG-CTS (λ=1)")
+    name = "max |ours/paper − 1|"
+    measured, iv = _measure_vs_paper(setup, "BG-CTS", "BG-CTS", max_deviation, name)
+    control, _ = _measure_vs_paper(setup, "BG-CTS (λ=1)", "BG-CTS", max_deviation, name)
     return dict(
         claim=f"BG-CTS at the paper's set-up is within {READING_ERROR:.0%} of the paper's Fig. 1b at every m "
               f"(upper bound of the {LEVEL:.0%} interval of the largest deviation)",
@@ -149,16 +152,9 @@ def bgcts_vs_paper(setup: dict) -> dict:
 
 def escb_is_the_code(setup: dict) -> dict:
     """The paper's ESCB curve is the as-written model's: mean |ln(ours/paper)| < 0.25; control: intended ESCB."""
-    def measure(label):
-        runs = pooled_setup(setup, label)
-        est, lo, hi = _vs_paper(runs, "ESCB", mean_log_error)
-        ms = sorted(runs)
-        return ({**{f"m = {m}": _r(runs[m].mean()) for m in ms}, "mean |ln(ours/paper)|": _r(est),
-                 "upper bound": _r(hi)}, Interval(est, lo, hi, LEVEL,
-                                                  f"bootstrap (percentile) over runs, n={len(runs[ms[0]])} per m"))
-
-    measured, iv = measure("ESCB (as written)")
-    control, _ = measure("ESCB")
+    name = "mean |ln(ours/paper)|"
+    measured, iv = _measure_vs_paper(setup, "ESCB (as written)", "ESCB", mean_log_error, name)
+    control, _ = _measure_vs_paper(setup, "ESCB", "ESCB", mean_log_error, name)
     return dict(
         claim=f"the paper's ESCB curve is the authors' index as written (the bug model): mean |ln(ours/paper)| "
               f"over m below {ESCB_LOG_ERROR} (upper bound of the {LEVEL:.0%} interval)",
