@@ -59,3 +59,10 @@ def test_each_card_links_the_paper_and_colab(part, stem):
     colab = (f"(https://colab.research.google.com/github/{REPO}/blob/v{neurips24.__version__}/notebooks/"
              f"{stem}.ipynb)")
     assert f"[![Open in Colab](_static/colab-badge.svg)]{colab}" in card, f"{stem}: no local Colab badge to {colab}"
+
+
+@pytest.mark.parametrize("part, stem", CHAPTERS, ids=[s for _, s in CHAPTERS])
+def test_every_card_includes_its_claims_line_and_thumbnail(part, stem):
+    """neurips24.landing writes book/_generated/<stem>.md at each build (python -m neurips24.status)."""
+    _, card = _cards()[stem]
+    assert f"```{{include}} _generated/{stem}.md\n```" in card

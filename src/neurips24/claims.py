@@ -24,6 +24,7 @@ import html
 import json
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
@@ -288,6 +289,12 @@ def card_text(record: Mapping) -> str:
 _COLOURS = {"pass": "#1a7f37", "not reproduced": "#9a6700"}
 
 
+def card_anchor(claim_id: str) -> str:
+    """The HTML ``id`` of a claim's card ('fno.chi_slope' -> 'claim-fno-chi_slope'), the target of the status
+    page's links."""
+    return "claim-" + re.sub(r"[^A-Za-z0-9_-]", "-", claim_id)
+
+
 def card_html(record: Mapping) -> str:
     """A check's card as a small HTML block (in Jupyter, Colab and the book)."""
     esc = html.escape
@@ -303,7 +310,8 @@ def card_html(record: Mapping) -> str:
                  f"({'holds' if ctrl['holds'] else 'does not hold'})" if ctrl else "none"))
     body = "".join(f"<tr><th style='text-align:left;padding:1px 8px 1px 0;vertical-align:top'>{esc(k)}</th>"
                    f"<td style='text-align:left;padding:1px 0'>{esc(v)}</td></tr>" for k, v in rows)
-    return (f"<div class='claim-card' data-claim-id='{esc(record['claim_id'])}' "
+    return (f"<div class='claim-card' id='{card_anchor(record['claim_id'])}' "
+            f"data-claim-id='{esc(record['claim_id'])}' "
             f"data-outcome='{esc(record['outcome'])}' data-ours='{esc(format_value(record['measured']))}' "
             f"style='border-left:4px solid {colour};padding:4px 10px;margin:4px 0'>"
             f"<div><strong style='color:{colour}'>{esc(VERDICTS[record['outcome']])}</strong> "
