@@ -36,4 +36,21 @@
     var button = document.getElementById(title.dataset.button);
     if (button && typeof window.toggleHidden === "function") { window.toggleHidden(button); }
   }, true);
+
+  // 3. Explore without a kernel. Where the live controls are off (the book's build), neurips24.interact draws
+  // the figure for a few values of one control and writes them as frames under a range slider
+  // (div.neurips24-sweep); moving the slider shows the frame of the value it points at.
+  ready(function () {
+    document.querySelectorAll(".neurips24-sweep").forEach(function (sweep) {
+      var slider = sweep.querySelector("input[type=range]");
+      var output = sweep.querySelector("output");
+      var frames = sweep.querySelectorAll(".neurips24-sweep-frame");
+      if (!slider || !frames.length) { return; }
+      slider.addEventListener("input", function () {
+        var index = Number(slider.value);
+        frames.forEach(function (frame, i) { frame.hidden = i !== index; });
+        if (output && frames[index]) { output.textContent = frames[index].dataset.value; }
+      });
+    });
+  });
 })();
