@@ -68,8 +68,9 @@ lint: install
 unit: install
 	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/lab
 
-# Outputs, execution times and saved widget states go; cell tags, the kernel and the language stay.
-NB_CLEAR := --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.preserve_cell_metadata_mask="['tags']" \
+# Outputs, execution times and saved widget states go; cell tags, figure captions (mystnb), the kernel and the
+# language stay.
+NB_CLEAR := --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.preserve_cell_metadata_mask="['tags', 'mystnb']" \
 	--ClearMetadataPreprocessor.preserve_nb_metadata_mask="['kernelspec', ('language_info', 'name')]"
 
 # Every notebook runs once, with nbmake, writing its outputs in place; the book is then built from those
