@@ -186,3 +186,66 @@ def test_best_time_counts_sync_and_rejects_bad_repeat():
     assert t >= 0.009               # the sync's sleep is inside the timed region
     with pytest.raises(ValueError, match="repeat"):
         best_time(lambda: None, repeat=0)
+
+
+def test_min_text_pt_is_the_size_that_reads_at_9_px_after_scaling_to_the_column():
+    from neurips24.style import min_text_pt
+
+    assert min_text_pt(600, 100) == pytest.approx(9 * 72 / 100)           # not scaled: 6.48 pt at 100 dpi
+    assert min_text_pt(1568, 100) == pytest.approx(9 * 72 / 50)           # shown at half size: twice the points
+    for bad in (0, -1, float("nan"), float("inf"), "600"):
+        with pytest.raises(ValueError, match="width_px"):
+            min_text_pt(bad, 100)
+    with pytest.raises(ValueError, match="dpi"):
+        min_text_pt(600, 0)
+
+
+def test_readable_raises_small_text_of_a_wide_figure_and_leaves_a_narrow_one():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from neurips24.style import min_text_pt, readable
+
+    wide, axes = plt.subplots(1, 4, figsize=(16, 3), dpi=100)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1], label="a line")
+        ax.set_title("title", fontsize=7)
+        ax.tick_params(labelsize=6)
+        ax.legend(fontsize=7)
+    readable(wide)
+    wide.canvas.draw()
+    width = wide.get_tightbbox(wide.canvas.get_renderer()).width * wide.dpi
+    need = min_text_pt(width, wide.dpi)
+    assert need > 9                                                       # a 16-inch figure is scaled down a lot
+    sizes = [t.get_fontsize() for ax in axes for t in (ax.title, *ax.get_xticklabels(), *ax.get_yticklabels(),
+                                                       *ax.get_legend().get_texts())]
+    assert min(sizes) >= need * 0.97                                      # within the last pass's change
+    narrow, ax = plt.subplots(figsize=(5, 3), dpi=100)
+    ax.set_title("title", fontsize=8)
+    readable(narrow)
+    assert ax.title.get_fontsize() == 8                                   # 8 pt at 100 dpi is 11 px: kept
+    plt.close("all")
+    with pytest.raises(TypeError, match="Figure"):
+        readable(axes[0])
+
+
+def test_use_style_makes_ipython_draw_figures_readable(monkeypatch):
+    import IPython
+    from matplotlib.figure import Figure
+
+    from neurips24 import style
+
+    registered = {}
+
+    class Formatter:
+        def for_type(self, cls, func):
+            registered[cls] = func
+
+    class Shell:
+        display_formatter = type("DF", (), {"formatters": {"image/png": Formatter()}})()
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    style.use_style()
+    assert registered[Figure] is style._png
