@@ -53,4 +53,31 @@
       });
     });
   });
+
+  // 4. Figures at full size. On a phone a multi-panel figure is scaled to the column; a click (or Enter) on a
+  // figure opens it at its own size in an overlay that scrolls sideways; a click or Escape closes it.
+  ready(function () {
+    var overlay = null;
+    function close() { if (overlay) { overlay.remove(); overlay = null; } }
+    function open(img) {
+      close();
+      overlay = document.createElement("div");
+      overlay.className = "neurips24-zoom";
+      overlay.setAttribute("role", "dialog");
+      overlay.setAttribute("aria-label", "Figure at full size (click or Escape to close)");
+      var big = img.cloneNode();
+      big.removeAttribute("width"); big.removeAttribute("height"); big.removeAttribute("style");
+      overlay.appendChild(big);
+      overlay.addEventListener("click", close);
+      document.body.appendChild(overlay);
+    }
+    document.querySelectorAll(".cell_output img").forEach(function (img) {
+      img.classList.add("neurips24-zoomable");
+      img.tabIndex = 0;
+      img.addEventListener("click", function () { open(img); });
+      img.addEventListener("keydown", function (e) { if (e.key === "Enter") { open(img); } });
+    });
+    document.addEventListener("keydown", function (e) { if (e.key === "Escape") { close(); } });
+  });
 })();
+

@@ -220,3 +220,48 @@ def test_screenshots(browser_context, site_url, name, path, anchor, width):
         assert not page.errors, page.errors
     finally:
         page.close()
+
+
+@pytest.mark.parametrize("path", CHAPTERS)
+def test_explore_has_a_kernel_free_slider_that_swaps_the_figure(browser_context, site_url, path):
+    """Each chapter's Explore section has a slider (neurips24.interact's sweep) that works in the static page:
+    moving it shows another frame, whose image differs, and the value shown follows."""
+    page = _open(browser_context, site_url, path, WIDTHS["desktop"])
+    try:
+        sweep = page.locator(".neurips24-sweep").first
+        assert sweep.count(), "no kernel-free slider in the Explore section (neurips24.interact(..., sweep=...))"
+        slider = sweep.locator("input[type=range]")
+        frames = sweep.locator(".neurips24-sweep-frame")
+        n = frames.count()
+        shown = [i for i in range(n) if frames.nth(i).is_visible()]
+        assert n >= 2 and len(shown) == 1, f"{n} frames, {len(shown)} shown"
+        before = frames.nth(shown[0]).locator("img").first.get_attribute("src")
+        target = 0 if shown[0] != 0 else n - 1
+        slider.evaluate("(s, v) => { s.value = v; s.dispatchEvent(new Event('input')); }", str(target))
+        assert [i for i in range(n) if frames.nth(i).is_visible()] == [target]
+        after = frames.nth(target).locator("img").first
+        assert after.get_attribute("src") != before and after.evaluate("i => i.naturalWidth") > 0
+        assert sweep.locator("output").inner_text() == frames.nth(target).get_attribute("data-value")
+        assert not page.errors, page.errors
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("path", CHAPTERS[:3])
+def test_a_figure_opens_at_full_size_on_a_phone(browser_context, site_url, path):
+    """At phone width a figure is scaled to the column; a click shows it at its own width in an overlay that
+    scrolls, and a second click closes it."""
+    page = _open(browser_context, site_url, path, WIDTHS["phone"])
+    try:
+        img = page.locator(".cell_output img.neurips24-zoomable").first
+        assert img.count(), "no figure can be opened at full size"
+        natural = img.evaluate("i => i.naturalWidth")
+        img.scroll_into_view_if_needed()
+        img.click()
+        zoom = page.locator(".neurips24-zoom img")
+        assert zoom.count() == 1 and zoom.evaluate("i => i.getBoundingClientRect().width") >= natural - 1
+        page.locator(".neurips24-zoom").click(position={"x": 5, "y": 5})
+        assert page.locator(".neurips24-zoom").count() == 0
+        assert not page.errors, page.errors
+    finally:
+        page.close()
