@@ -43,7 +43,16 @@ def test_baselines_reject_bad_input():
 
 
 def test_one_seed_of_the_experiment_reproduces_the_faithfulness_claim():
-    r = imn.run_experiment("fast", seeds=(0,))
+    try:                                              # the EBM is an optional comparison (interpret-core)
+        import interpret  # noqa: F401
+        has_ebm = True
+    except ImportError:
+        has_ebm = False
+    r = imn.run_experiment("fast", seeds=(0,), ebm=has_ebm)
     assert r.faith_local["IMN"][0] >= 0.8 > r.faith_local["IMN, untrained (control)"][0]
     assert r.mean("breast_cancer", "IMN") > r.mean("breast_cancer", "decision tree") + 0.03
     assert r.deletion["IMN impacts"][3] < r.deletion["random order"][3]
+    assert ("EBM" in r.auroc["wine"]) == has_ebm == ("EBM: term scores" in r.faith_local)
+    if has_ebm:
+        assert r.mean("breast_cancer", "EBM") > r.mean("breast_cancer", "decision tree")
+        assert r.faith_local["EBM: term scores"][0] > r.faith_local["IMN, untrained (control)"][0]

@@ -84,3 +84,13 @@ def test_predict_checks_feature_count_and_fit_state():
     m = imn.IMN(imn.IMNConfig(width=8)).init(3, 2)
     with pytest.raises(ValueError, match="features"):
         m.predict_proba(np.zeros((2, 4)))
+
+
+def test_forward_seconds_splits_hypernetwork_and_head():
+    m = imn.IMN(imn.IMNConfig(width=8)).init(3, 2)
+    t = imn.forward_seconds(m, np.zeros((16, 3)), repeats=3)
+    assert set(t) == {"hypernetwork", "linear head"} and all(np.isfinite(v) and v >= 0 for v in t.values())
+    with pytest.raises(ValueError, match="repeats"):
+        imn.forward_seconds(m, np.zeros((16, 3)), repeats=0)
+    with pytest.raises(ValueError, match="features"):
+        imn.forward_seconds(m, np.zeros((16, 4)))

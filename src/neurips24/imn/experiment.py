@@ -2,9 +2,11 @@
 faithfulness of IMN's impacts against comparison explanations on logistic data with known beta.
 
 - :func:`fit_baselines`: logistic regression, decision tree, random forest, histogram gradient boosting
-  (scikit-learn, default hyper-parameters).
+  (scikit-learn, default hyper-parameters); InterpretML's explainable boosting machine (EBM) is fitted by
+  :func:`~neurips24.imn.ebm.fit_ebm` beside them.
 - :func:`auroc`: scikit-learn's ``roc_auc_score`` (one-vs-rest macro average for more than two classes).
-- :func:`run_experiment`: everything the chapter reports, for one run scale.
+- :func:`run_experiment`: everything the chapter reports, for one run scale (:func:`run_accuracy`, then
+  :func:`run_faithfulness`, which the notebook calls in two cells).
 """
 from __future__ import annotations
 
@@ -15,15 +17,18 @@ import numpy as np
 
 from ..scale import check_scale
 from .data import check_xy, load_tabular
+from .ebm import ebm_global_importance, ebm_local_scores, fit_ebm
 from .faithfulness import deletion_curve, impact_correlation, neighbour_hyperplane_accuracy, occlusion_attributions
 from .model import IMN, IMNConfig
 
-CONFIG = {
-    "fast": dict(seeds=(0, 1, 2), epochs=60, n_synthetic=600, rf_trees=100, neighbours=(10, 50)),
-    "full": dict(seeds=tuple(range(10)), epochs=500, n_synthetic=3000, rf_trees=500, neighbours=(10, 200)),
+CONFIG = {   # EBM: outer bags (library default 14) and pairwise terms (library default "3x") of the accuracy fit
+    "fast": dict(seeds=(0, 1, 2), epochs=60, n_synthetic=600, rf_trees=100, neighbours=(10, 50),
+                 ebm_bags=2, ebm_interactions=0),
+    "full": dict(seeds=tuple(range(10)), epochs=500, n_synthetic=3000, rf_trees=500, neighbours=(10, 200),
+                 ebm_bags=14, ebm_interactions="3x"),
 }
 AUROC_SETS = ("breast_cancer", "wine", "noisy_moons")
-MODELS = ("logistic regression", "decision tree", "random forest", "gradient boosting", "IMN")
+MODELS = ("logistic regression", "decision tree", "random forest", "gradient boosting", "EBM", "IMN")
 TREES = ("decision tree", "random forest", "gradient boosting")
 
 
@@ -74,19 +79,34 @@ def _spearman(a, b) -> float:
     return float(spearmanr(a, b).statistic)
 
 
-def run_experiment(scale: str = "fast", seeds=None) -> Results:
-    """Run the chapter's experiment at ``scale`` ('fast' or 'full'); ``seeds`` overrides the scale's seeds."""
+def run_experiment(scale: str = "fast", seeds=None, ebm: bool = True) -> Results:
+    """Run the chapter's experiment at ``scale`` ('fast' or 'full'): :func:`run_accuracy`, then
+    :func:`run_faithfulness`. ``seeds`` overrides the scale's seeds; ``ebm=False`` leaves out the EBM (which
+    needs the optional ``interpret-core``)."""
+    return run_faithfulness(run_accuracy(scale, seeds, ebm))
+
+
+def run_accuracy(scale: str = "fast", seeds=None, ebm: bool = True) -> Results:
+    """The accuracy part: test AUROC of every model in :data:`MODELS` on :data:`AUROC_SETS` per seed, and the
+    neighbour-hyperplane accuracy of IMN on noisy moons. Arguments as :func:`run_experiment`."""
     cfg = dict(CONFIG[check_scale(scale)])
     if seeds is not None:
         cfg["seeds"] = tuple(int(s) for s in seeds)
+    cfg["ebm"] = bool(ebm)
     res = Results(config=cfg)
     imn_cfg = IMNConfig(epochs=cfg["epochs"])
+    res.seconds["EBM fits"] = 0.0
     t0 = time.process_time()
     for name in AUROC_SETS:
-        res.auroc[name] = {m: [] for m in MODELS}
+        res.auroc[name] = {m: [] for m in MODELS if ebm or m != "EBM"}
         for seed in cfg["seeds"]:
             d = load_tabular(name, seed, n=cfg["n_synthetic"])
             models = fit_baselines(d["X_train"], d["y_train"], seed, cfg["rf_trees"])
+            if ebm:
+                t1 = time.process_time()
+                models["EBM"] = fit_ebm(d["X_train"], d["y_train"], seed, outer_bags=cfg["ebm_bags"],
+                                        interactions=cfg["ebm_interactions"])
+                res.seconds["EBM fits"] += time.process_time() - t1
             models["IMN"] = IMN(imn_cfg, seed).fit(d["X_train"], d["y_train"])
             for m, model in models.items():
                 res.auroc[name][m].append(auroc(d["y_test"], model.predict_proba(d["X_test"])))
@@ -96,8 +116,15 @@ def run_experiment(scale: str = "fast", seeds=None) -> Results:
                     res.neighbours.setdefault(k, []).append(
                         neighbour_hyperplane_accuracy(d["X_test"], W, d["y_test"], k))
     res.seconds["auroc"] = time.process_time() - t0
+    return res
+
+
+def run_faithfulness(res: Results) -> Results:
+    """The faithfulness part, added to ``res`` (from :func:`run_accuracy`, whose config it reuses): on the
+    logistic set, the correlation of each explanation with beta * x, global rankings against |beta|, and
+    deletion curves. Returns ``res``."""
     t0 = time.process_time()
-    _faithfulness(res, cfg, imn_cfg)
+    _faithfulness(res, res.config, IMNConfig(epochs=res.config["epochs"]))
     res.seconds["faithfulness"] = time.process_time() - t0
     return res
 
@@ -105,9 +132,10 @@ def run_experiment(scale: str = "fast", seeds=None) -> Results:
 def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
     from sklearn.inspection import permutation_importance
     local = {k: [] for k in ("IMN", "IMN, untrained (control)", "logistic regression: coef × x",
-                             "gradient boosting: occlusion")}
+                             "gradient boosting: occlusion") + (("EBM: term scores",) if cfg["ebm"] else ())}
     glob = {k: [] for k in ("IMN: mean |impact|", "logistic regression: |coef|",
-                            "gradient boosting: permutation importance")}
+                            "gradient boosting: permutation importance")
+            + (("EBM: term importance",) if cfg["ebm"] else ())}
     curves = {k: [] for k in ("IMN impacts", "untrained IMN impacts", "random order")}
     for seed in cfg["seeds"]:
         d = load_tabular("logistic", seed, n=cfg["n_synthetic"])
@@ -129,6 +157,12 @@ def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
         glob["logistic regression: |coef|"].append(_spearman(np.abs(lr.coef_[0]), np.abs(beta)))
         pi = permutation_importance(hgb, Xte, d["y_test"], n_repeats=5, random_state=seed, scoring="roc_auc")
         glob["gradient boosting: permutation importance"].append(_spearman(pi.importances_mean, np.abs(beta)))
+        if cfg["ebm"]:        # main effects only, so that each feature has one score per instance
+            t1 = time.process_time()
+            ebm = fit_ebm(Xtr, d["y_train"], seed, outer_bags=cfg["ebm_bags"], interactions=0)
+            res.seconds["EBM fits"] = res.seconds.get("EBM fits", 0.0) + time.process_time() - t1
+            local["EBM: term scores"].append(impact_correlation(ebm_local_scores(ebm, Xte), truth))
+            glob["EBM: term importance"].append(_spearman(ebm_global_importance(ebm), np.abs(beta)))
         rng = np.random.default_rng(seed)
         orders = {"IMN impacts": np.argsort(-np.abs(a_imn), 1), "untrained IMN impacts": np.argsort(-np.abs(a_un), 1),
                   "random order": np.argsort(rng.random(Xte.shape), 1)}
