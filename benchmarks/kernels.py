@@ -13,14 +13,17 @@ from __future__ import annotations
 from neurips24 import scale
 from neurips24.backend import cupy_or_none
 from neurips24.cherryq.kernels import bench_cherry_quant
+from neurips24.complexity.kernels import bench_ridge_r2
 from neurips24.cts.kernels import bench_cts_step
 from neurips24.defer.kernels import bench_defer_fused
 from neurips24.dlq.kernels import bench_dlq_reduce
 from neurips24.edl.kernels import bench_edl_fused
 from neurips24.fno.layer import bench_mode_mix
+from neurips24.iteration_heads.kernels import bench_attention
 from neurips24.markov.flow import bench_flow
 from neurips24.melloc.kernels import bench_melloc_kernels
 from neurips24.mts.kernels import bench_mts_step
+from neurips24.ttd.kernels import bench_rd_fuse
 
 # (kernel, bench call per scale, how to read a row's throughput)
 BENCHES = {
@@ -34,6 +37,9 @@ BENCHES = {
         ("defer.fused surrogate + gradient", lambda: bench_defer_fused(N=20_000, n=10), None),
         ("dlq.mc_reduce", lambda: bench_dlq_reduce(n=2 ** 14, K=6, d=32), None),
         ("mts.fractional step", lambda: bench_mts_step(B=10_000, n=16, n_steps=5), None),
+        ("ttd.rd_fuse weights + feature fusion", lambda: bench_rd_fuse(P=160 * 160, C=8), None),
+        ("complexity.ridge_r2 batched ridge + R²", lambda: bench_ridge_r2(n=256, p=320, k=64, L=16), None),
+        ("iteration_heads.causal attention + maps", lambda: bench_attention(G=256, T=11, dh=32), None),
     ],
     "full": [
         ("fno.mode_mix", lambda: bench_mode_mix(G=64, D=128, K=32), None),
@@ -45,6 +51,9 @@ BENCHES = {
         ("defer.fused surrogate + gradient", lambda: bench_defer_fused(N=1_000_000, n=10), None),
         ("dlq.mc_reduce", lambda: bench_dlq_reduce(n=2 ** 16, K=12, d=64), None),
         ("mts.fractional step", lambda: bench_mts_step(B=200_000, n=32, n_steps=5), None),
+        ("ttd.rd_fuse weights + feature fusion", lambda: bench_rd_fuse(P=512 * 512, C=32), None),
+        ("complexity.ridge_r2 batched ridge + R²", lambda: bench_ridge_r2(n=2048, p=320, k=512, L=16), None),
+        ("iteration_heads.causal attention + maps", lambda: bench_attention(G=4096, T=35, dh=128), None),
     ],
 }
 

@@ -106,3 +106,25 @@ def test_quantized_weights_restores():
     with quantized_weights({"l": lin}, 3, 8):
         assert not torch.equal(lin.weight, w0)
     torch.testing.assert_close(lin.weight, w0, rtol=0, atol=0)
+
+
+def test_linear_fisher_equals_per_sample_gradients():
+    from neurips24.cherryq.impact import linear_fisher
+
+    torch.manual_seed(3)
+    model = CharMLP(13, context=3, d_emb=4, hidden=16)
+    X, Y = torch.randint(0, 13, (50, 3)), torch.randint(0, 13, (50,))
+    ref = per_sample_fisher(model, X, Y, names=["fc1.weight", "fc2.weight"], chunk=16)
+    got = linear_fisher(model, X, Y, {"fc1": model.fc1, "fc2": model.fc2})
+    for n in ("fc1", "fc2"):
+        torch.testing.assert_close(got[n], ref[f"{n}.weight"], rtol=1e-4, atol=1e-9)
+    assert all(p.grad is None for p in model.parameters())                # no parameter gradient left behind
+    with pytest.raises(ValueError, match="same number"):
+        linear_fisher(model, X[:0], Y[:0], {"fc1": model.fc1})
+    emb, lin = torch.nn.Embedding(13, 4), torch.nn.Linear(4, 13)
+
+    def per_token(x):                                                     # the layer sees 3 rows per sample
+        return lin(emb(x)).mean(dim=1)
+
+    with pytest.raises(ValueError, match="one input row per sample"):
+        linear_fisher(per_token, X, Y, {"l": lin})

@@ -58,14 +58,43 @@ def test_half_integer_grid_has_two_to_the_b_levels_and_no_zero(bits):
     assert np.all(q.weight != 0.0)                                 # no zero level
 
 
+def _loop_reference(w, bits, group, cherries, grid="official"):
+    """The formulas, weight by weight in plain Python floats: walk each row, skip its cherries, cut the rest
+    into groups of ``group`` (the last one shorter), quantize each group on its own scale."""
+    out = [list(map(float, row)) for row in w]
+    half = 2.0 ** (bits - 1)
+    for r, row in enumerate(w):
+        cols = [j for j in range(len(row)) if j not in set(cherries[r])]
+        for start in range(0, len(cols), group):
+            g = cols[start:start + group]
+            vals = [float(row[j]) for j in g]
+            for j, v in zip(g, vals, strict=True):
+                if grid == "zero-point":
+                    s = max(max(vals) - min(vals), 1e-6) / (2 ** bits - 1)
+                    z = round(-min(vals) / s)
+                    out[r][j] = (min(max(round(v / s) + z, 0), 2 ** bits - 1) - z) * s
+                elif bits <= 4 and grid == "official":
+                    s = (max(abs(x) for x in vals) + 1e-6) / half
+                    q = half - 0.01
+                    out[r][j] = (round(min(max(v / s, -q), q) - 0.5) + 0.5) * s
+                else:
+                    s = (max(abs(x) for x in vals) + 1e-6) / (half - 1)
+                    out[r][j] = min(max(round(v / s), -(half - 1)), half - 1) * s
+    return np.array(out)
+
+
+@pytest.mark.parametrize("grid", ["official", "zero-level", "zero-point"])
 @pytest.mark.parametrize("bits", [2, 3, 5, 8])
-def test_torch_matches_numpy_bit_for_bit_in_float64(bits):
-    rng = np.random.default_rng(0)
-    w = rng.standard_normal((48, 128)) * rng.gamma(1.0, 1.0, (48, 1))
-    idx = select_cherries(rng.random((48, 128)), 8)
-    ref = quantize_reference(w, bits, 32, idx)
-    got = fake_quantize(torch.as_tensor(w), bits, 32, torch.as_tensor(idx)).numpy()
-    np.testing.assert_array_equal(got, ref.weight)
+def test_numpy_and_torch_match_a_loop_over_weights(bits, grid):
+    # Python's round() is half-to-even like numpy/torch; the loop shares no code with either implementation
+    rng = np.random.default_rng(bits)
+    w = rng.standard_normal((6, 40)) * rng.gamma(1.0, 1.0, (6, 1))
+    idx = select_cherries(rng.random((6, 40)), 3)                   # 37 per row: groups of 8, last one of 5
+    expect = _loop_reference(w, bits, 8, idx.tolist(), grid)
+    ref = quantize_reference(w, bits, 8, idx, grid=grid)
+    got = fake_quantize(torch.as_tensor(w), bits, 8, torch.as_tensor(idx), grid=grid).numpy()
+    np.testing.assert_allclose(ref.weight, expect, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got, expect, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(got[cherry_mask(idx, w.shape)], w[cherry_mask(idx, w.shape)])
 
 

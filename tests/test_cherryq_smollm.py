@@ -55,3 +55,28 @@ def test_weights_are_four_bit_in_the_file(loaded):
     w = loaded.model.model.layers[0].mlp.down_proj.weight.detach().numpy()
     counts = [len(np.unique(b)) for b in w[:4].reshape(-1, 32)]
     assert max(counts) <= 16
+
+
+def test_experiment_a_in_miniature_leaves_the_model_unchanged(loaded, monkeypatch):
+    from neurips24.cherryq import experiment
+
+    cfg = dict(experiment.CONFIG["fast"]["real"], seq_len=16, n_calib=2, n_eval=2, tail_steps=2, tail_seeds=(0,),
+               ptq=(("impact", 1 / 256), ("random", 1 / 256)))
+    monkeypatch.setitem(experiment.CONFIG["fast"], "real", cfg)
+    before = {k: v.clone() for k, v in loaded.model.state_dict().items() if ".layers.29." in k or "lm_head" in k}
+    w0 = loaded.model.model.layers[3].mlp.up_proj.weight.detach().clone()
+    res = experiment.run_real_model("fast", loaded, progress=False)
+    assert set(res.nll) == {"reference", "RTN, official grid (no zero)", "RTN, symmetric grid with zero",
+                            "RTN, zero-point (asymmetric)", "impact 1/256", "random 1/256"}
+    assert all(v.shape == (2,) and np.all(np.isfinite(v)) for v in res.nll.values())
+    assert len(res.hs_impact) == 210 and np.all(res.hs_impact >= 1)
+    assert res.k[1 / 256]["model.layers.0.mlp.down_proj"] == 6
+    assert res.outlier["activation"] == 1.0                          # the same columns in every row
+    res = experiment.run_real_training(res, loaded, progress=False)
+    assert ("CherryQ (impact)", 0) in res.tail and ("QAT", "PTQ") in res.tail and not res.cache
+    with pytest.raises(ValueError, match="no cached inputs"):
+        experiment.run_real_training(res, loaded, progress=False)
+    torch.testing.assert_close(loaded.model.model.layers[3].mlp.up_proj.weight, w0, rtol=0, atol=0)
+    for k, v in loaded.model.state_dict().items():
+        if k in before:
+            torch.testing.assert_close(v, before[k], rtol=0, atol=0)

@@ -137,3 +137,32 @@ def test_pooled_activations_rejects_non_finite_activations():
     x[0, 0, 0, 0] = float("nan")
     with pytest.raises(ValueError, match="non-finite"):
         cx.pooled_activations(model, x, ["stem"])
+
+
+def test_encode_is_nnls_for_small_dictionaries_and_nmf_transform_for_large():
+    from scipy.optimize import nnls
+
+    from neurips24.complexity.features import EXACT_NNLS_MAX
+
+    rng = np.random.default_rng(1)
+    A = rng.random((60, 24)) ** 2
+    dic = cx.fit_dictionary(A, 24)
+    assert dic.D.size <= EXACT_NNLS_MAX
+    Z = dic.encode(A[:15])
+    for z, a in zip(Z, A[:15], strict=True):
+        best = np.linalg.norm(a - nnls(dic.D.T, a, maxiter=5000)[0] @ dic.D)
+        assert (z >= 0).all() and np.linalg.norm(a - z @ dic.D) <= best + 1e-3 * np.linalg.norm(a)
+    # rank-deficient dictionary (two equal atoms): the code is unique and moves little under a small change
+    D = np.vstack([dic.D[:3], dic.D[:1]])
+    tiny = cx.features.Dictionary(D=D, Z=np.zeros((1, 4)), nmf=None)
+    a = 0.7 * D[0] + 0.2 * D[1]
+    z1, z2 = tiny.encode(np.stack([a, a + 1e-6 * D[2]]))
+    assert z1[0] == pytest.approx(z1[3], rel=1e-6) and np.abs(z1 - z2).max() < 1e-4
+    big = rng.random((70, 80)) ** 2
+    dic_big = cx.fit_dictionary(big, 60)
+    assert dic_big.D.size > EXACT_NNLS_MAX
+    np.testing.assert_allclose(dic_big.encode(big[:5]), dic_big.nmf.transform(big[:5]))
+    with pytest.raises(ValueError, match="units"):
+        dic.encode(A[:, :5])
+    with pytest.raises(ValueError, match="non-negative"):
+        dic.encode(-A[:3])

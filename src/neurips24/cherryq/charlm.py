@@ -115,6 +115,21 @@ def char_perplexity(model, X, Y, batch: int = 4096) -> float:
 
 
 @torch.no_grad()
+def lm_nll(model, sequences, batch: int = 8) -> np.ndarray:
+    """Mean next-token loss (nats) of each of the (N, T) windows of a causal LM: (N,) float64.
+
+    exp(mean) is :func:`lm_perplexity` (windows of equal length); the per-window values give paired intervals.
+    """
+    out = []
+    for i in range(0, len(sequences), batch):
+        ids = sequences[i:i + batch]
+        logits = model(input_ids=ids).logits[:, :-1].float()
+        nll = nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
+        out.append(nll.mean(dim=1).double())
+    return torch.cat(out).cpu().numpy()
+
+
+@torch.no_grad()
 def lm_perplexity(model, sequences, batch: int = 8) -> float:
     """Token perplexity of a causal LM on (N, T) windows: exp of the mean next-token loss over all N(T−1) tokens."""
     total, count = 0.0, 0

@@ -60,6 +60,55 @@ def per_sample_fisher(model, inputs, targets, names=None, chunk: int = 64) -> di
     return {k: v / len(inputs) for k, v in H.items()}
 
 
+def linear_fisher(model, inputs, targets, modules: dict) -> dict:
+    """Fisher diagonal E[g_ij²] of linear layers that see **one** input row per sample, in one backward pass.
+
+    For such a layer (an MLP on single samples) the gradient of sample n's loss is the outer product
+    g_ij = δ_i x_j of the gradient δ at the layer's output and its input x, so
+    F = (δ∘δ)ᵀ (x∘x) / N: one matrix product instead of N per-sample gradients. The δ of every sample comes
+    from one backward pass of the summed loss (samples do not interact). Same result as
+    :func:`per_sample_fisher` (a test checks it), much faster.
+
+    Parameters
+    ----------
+    model : module mapping inputs (N, ...) to logits (N, V).   inputs, targets : N ≥ 1 samples, (N,) int64 targets.
+    modules : name -> ``nn.Linear`` inside ``model`` whose input is (N, in) (one row per sample).
+
+    Returns
+    -------
+    dict name -> (out, in) float32 tensor.
+
+    Raises
+    ------
+    ValueError if there are no samples, inputs and targets differ in length, or a layer sees more than one
+    row per sample.
+    """
+    import torch
+
+    if len(inputs) == 0 or len(inputs) != len(targets):
+        raise ValueError(f"inputs and targets must hold the same number (>= 1) of samples, got "
+                         f"{len(inputs)} and {len(targets)}")
+    xs, outs = {}, {}
+
+    def keep(name):
+        def hook(_mod, args, output):
+            if args[0].shape[0] != len(inputs) or args[0].ndim != 2:
+                raise ValueError(f"{name} must see one input row per sample, got input shape {tuple(args[0].shape)}")
+            xs[name] = args[0].detach()
+            output.retain_grad()
+            outs[name] = output
+        return hook
+
+    handles = [mod.register_forward_hook(keep(name)) for name, mod in modules.items()]
+    try:
+        loss = torch.nn.functional.cross_entropy(model(inputs), targets, reduction="sum")
+    finally:
+        for h in handles:
+            h.remove()
+    loss.backward(inputs=[outs[n] for n in modules])
+    return {n: (outs[n].grad.square().T @ xs[n].square()) / len(inputs) for n in modules}
+
+
 def fisher_lm(model, sequences, modules: dict, progress: bool = False) -> dict:
     """Fisher diagonal of the weights of ``modules`` for a causal language model, batch size 1 (official).
 

@@ -1,10 +1,11 @@
-"""Figures of the chapter: heterogeneity per matrix (Experiment A), perplexity per method (Experiment B), widget."""
+"""Figures of the chapter: heterogeneity, PTQ and QAT on SmolLM2 (Experiment A), the miniature (B), the widget."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .experiment import RealResult, TrainableResult
+from .experiment import TrainableResult
+from .real import RealResult
 
 KINDS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -32,25 +33,64 @@ def plot_heterogeneity(res: RealResult, ax=None):
     return ax
 
 
-def plot_trainable(res: TrainableResult, methods=("RTN", "cherry PTQ (impact)", "QAT", "CherryQ"), ax=None):
-    """Held-out perplexity per method and bit width: mean over seeds (bars) and every seed (dots); FP as a line."""
+def plot_ptq(res: RealResult, ax=None):
+    """Held-out perplexity of every 3-bit PTQ variant of SmolLM2 (log scale), reference as a line."""
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4))
-    width = 0.8 / len(methods)
+        _, ax = plt.subplots(figsize=(8, 4.2))
+    labels = [k for k in res.nll if k != "reference"]
+    vals = [res.ppl(k) for k in labels]
+    colours = ["C0" if k.startswith("RTN") else "C3" if k.startswith("impact") else "C2" if k.startswith(
+        "activation") else "C1" if k.startswith("magnitude") else "0.5" for k in labels]
+    ax.barh(range(len(labels)), vals, color=colours)
+    ax.set_yticks(range(len(labels)), [k if k.startswith("RTN") else f"cherries: {k}" for k in labels], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(res.ppl("reference"), color="k", ls="--", lw=1, label="reference (4-bit file)")
+    ax.set_xlabel("held-out perplexity (log scale)")
+    ax.set_title(f"SmolLM2-135M, {res.config['bits']} bits, groups of {res.config['group_size']}", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def plot_tail(res: RealResult, ax=None):
+    """Perplexity before (PTQ) and after QAT / CherryQ on the last blocks, one dot per seed."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    methods = sorted({m for m, _ in res.tail if m != "reference"}, key=lambda m: (m != "QAT", m))
     for i, m in enumerate(methods):
-        for j, b in enumerate(res.bits):
-            x = j + (i - (len(methods) - 1) / 2) * width
-            vals = res.values(m, b)
-            ax.bar(x, np.mean(vals), width, color=f"C{i}", label=m if j == 0 else None, alpha=0.8)
-            ax.scatter([x] * len(vals), vals, color="k", s=8, zorder=3)
+        ax.scatter([i], [res.tail_ppl(m, "PTQ")], marker="x", color="0.4", label="before training" if i == 0 else None)
+        seeds = res.config["tail_seeds"]
+        ax.scatter([i] * len(seeds), [res.tail_ppl(m, s) for s in seeds], color=f"C{i}", s=25,
+                   label="trained (one dot per seed)" if i == 0 else None)
+    ax.axhline(res.tail_ppl("reference", "PTQ"), color="k", ls="--", lw=1, label="reference")
+    ax.set_xticks(range(len(methods)), methods, fontsize=8)
+    ax.set_ylabel("held-out perplexity")
+    ax.set_title(f"QAT vs CherryQ on SmolLM2's last {res.config['tail_blocks']} block(s), "
+                 f"{res.config['tail_steps']} steps", fontsize=10)
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_toy(res: TrainableResult, ax=None):
+    """Character MLP: PTQ perplexity per method at the first bit width (bars: mean; dots: seeds)."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7, 3.5))
+    b = res.bits[0]
+    methods = [m for m in ("RTN", "RTN, zero-point", "cherries (impact)", "cherries (magnitude)",
+                           "cherries (activation)", "cherries (random)", "QAT", "CherryQ (impact)")
+               if (m, b, res.seeds[0]) in res.ppl]
+    for i, m in enumerate(methods):
+        vals = res.values(m, b)
+        ax.bar(i, np.mean(vals), color=f"C{i}", alpha=0.8)
+        ax.scatter([i] * len(vals), vals, color="k", s=8, zorder=3)
     ax.axhline(res.mean("FP", None), color="0.3", ls="--", lw=1, label="full precision")
-    ax.set_xticks(range(len(res.bits)), [f"{b} bits" for b in res.bits])
-    lo = min(min(res.values(m, b)) for m in methods for b in res.bits)
-    hi = max(max(res.values(m, b)) for m in methods for b in res.bits)
-    ax.set_ylim(min(lo, res.mean("FP", None)) * 0.97, hi * 1.03)
+    ax.set_xticks(range(len(methods)), [m.replace(" (", "\n(") for m in methods], fontsize=7)
+    lo = min(min(res.values(m, b)) for m in methods)
+    ax.set_ylim(min(lo, res.mean("FP", None)) * 0.97, max(max(res.values(m, b)) for m in methods) * 1.02)
     ax.set_ylabel("held-out perplexity (per character)")
-    ax.set_title(f"Character MLP, group size {res.config['group_size']}, {len(res.seeds)} seeds")
-    ax.legend(fontsize=8, ncol=2)
+    ax.set_title(f"Character MLP, {b} bits, groups of {res.config['group_size']}, {len(res.seeds)} seeds",
+                 fontsize=10)
+    ax.legend(fontsize=8)
     return ax
 
 

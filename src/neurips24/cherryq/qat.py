@@ -16,7 +16,16 @@ from contextlib import contextmanager
 import numpy as np
 import torch
 
-from .quantizer import check_bits, check_group_size, check_weight, fake_quantize
+from .quantizer import (
+    check_bits,
+    check_cherries,
+    check_grid,
+    check_group_size,
+    check_weight,
+    fake_quantize,
+    fake_quantize_unchecked,
+    keep_columns,
+)
 
 
 class QuantLinear(torch.nn.Module):
@@ -26,25 +35,32 @@ class QuantLinear(torch.nn.Module):
     ----------
     linear : the ``nn.Linear`` to wrap; its ``weight`` and ``bias`` Parameters are shared, not copied.
     bits : 2..8.   group_size : divides ``in_features``.
-    cherry_idx : (out, k) int64 columns kept in full precision (CherryQ), or None (plain QAT).
+    cherry_idx : (out, k) int64 columns kept in full precision (CherryQ), or None (plain QAT); an array, a list
+        or a tensor, validated here once.
+    grid : 'official' (default, the paper's), 'zero-level' or 'zero-point' (see :mod:`.quantizer`).
+
+    Raises
+    ------
+    As :func:`~neurips24.cherryq.quantizer.fake_quantize` (bad weights, bits, group size, cherries or grid).
     """
 
-    def __init__(self, linear, bits: int, group_size: int, cherry_idx=None):
+    def __init__(self, linear, bits: int, group_size: int, cherry_idx=None, grid: str = "official"):
         super().__init__()
         out, n = check_weight(linear.weight)
         self.bits = check_bits(bits)
         self.group_size = check_group_size(group_size, n)
+        self.grid = check_grid(grid)
         self.weight = linear.weight
         self.bias = linear.bias
-        idx = torch.zeros((out, 0), dtype=torch.long) if cherry_idx is None else torch.as_tensor(
-            np.asarray(cherry_idx), dtype=torch.long)
-        self.register_buffer("cherry_idx", idx.to(linear.weight.device))
+        idx = np.zeros((out, 0), dtype=np.int64) if cherry_idx is None else check_cherries(cherry_idx, (out, n))
+        self.register_buffer("cherry_idx", torch.as_tensor(idx, dtype=torch.long).to(linear.weight.device))
+        self.register_buffer("keep", keep_columns(self.cherry_idx, (out, n)), persistent=False)
         self.in_features, self.out_features = n, out
 
     def quantized_weight(self):
         """The forward-pass weight: w + sg(w_q − w) (value w_q, gradient of w)."""
         w = self.weight
-        wq = fake_quantize(w, self.bits, self.group_size, self.cherry_idx if self.cherry_idx.shape[1] else None)
+        wq = fake_quantize_unchecked(w, self.bits, self.group_size, self.keep, self.grid)
         return w + (wq - w).detach()
 
     def forward(self, x):
@@ -59,7 +75,8 @@ def _parent(model, name: str):
     return mod, leaf
 
 
-def swap_in_quant_linears(model, names, bits: int, group_size: int, cherries: dict | None = None) -> None:
+def swap_in_quant_linears(model, names, bits: int, group_size: int, cherries: dict | None = None,
+                          grid: str = "official") -> None:
     """Replace the linear layers ``names`` of ``model`` by :class:`QuantLinear` (in place; Parameters are shared).
 
     ``cherries`` maps a name to its (out, k) indices (CherryQ); None means plain QAT.
@@ -67,7 +84,7 @@ def swap_in_quant_linears(model, names, bits: int, group_size: int, cherries: di
     for name in names:
         parent, leaf = _parent(model, name)
         lin = getattr(parent, leaf)
-        setattr(parent, leaf, QuantLinear(lin, bits, group_size, None if cherries is None else cherries[name]))
+        setattr(parent, leaf, QuantLinear(lin, bits, group_size, None if cherries is None else cherries[name], grid))
 
 
 def bake_quant_linears(model) -> None:
@@ -85,25 +102,28 @@ def bake_quant_linears(model) -> None:
 
 
 @contextmanager
-def quantized_weights(modules: dict, bits: int, group_size: int, cherries: dict | None = None):
+def quantized_weights(modules: dict, bits: int, group_size: int, cherries: dict | None = None,
+                      grid: str = "official"):
     """Temporarily replace each module's weight by its quantized version (PTQ: RTN or cherry PTQ).
 
     Parameters
     ----------
     modules : name -> ``nn.Linear``.   bits, group_size : the grid.
     cherries : name -> (out, k) indices kept in full precision, or None for RTN.
+    grid : 'official' (the paper's), 'zero-level' or 'zero-point' (see :mod:`.quantizer`).
 
-    The original weights are restored on exit.
+    The original weights are restored on exit (the Parameters keep their identity: their storage is swapped
+    for the quantized copy and back, so nothing is copied twice).
     """
     saved = {}
     try:
         with torch.no_grad():
             for name, mod in modules.items():
-                saved[name] = mod.weight.detach().clone()
                 idx = None if cherries is None else cherries[name]
-                mod.weight.copy_(fake_quantize(mod.weight, bits, group_size, idx))
+                quantized = fake_quantize(mod.weight, bits, group_size, idx, grid)
+                saved[name] = mod.weight.data
+                mod.weight.data = quantized
         yield
     finally:
-        with torch.no_grad():
-            for name, w in saved.items():
-                modules[name].weight.copy_(w)
+        for name, w in saved.items():
+            modules[name].weight.data = w

@@ -1,31 +1,52 @@
 """The chapter's experiments: feature complexity on EfficientNet-Lite0 (ImageNet) and on digits ResNets.
 
 Sizes come from the run scale (``neurips24.scale()``): ``SIZES[scale]``. Each model is analysed the same way
-(:func:`analyse`): an NMF dictionary of the penultimate layer, complexity K over the blocks, importance Γ, and
-CKA of the simple and complex features with every block's output. The control is the same analysis of the
-network at random initialisation.
+(:func:`analyse`): an NMF dictionary of the penultimate layer, complexity K over the blocks, importance Γ,
+CKA of the simple and complex features with every block's output, and the redundancy of each feature (CKA with
+the penultimate layer under random neuron masks); the runs add each feature's sensitivity to Gaussian input
+noise. The control is the same analysis of the network at random initialisation.
+
+The analyses run with one BLAS thread (``threadpoolctl``): the matrices are small, and on a shared 2-core
+machine OpenBLAS's second thread made scikit-learn's NMF forty times slower in this book's measurements.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import spearmanr
+from threadpoolctl import threadpool_limits
 
 from ..scale import check_scale
 from . import images as image_data
 from .features import fit_dictionary
+from .kernels import decodability_any
 from .layers import pooled_activations
+from .redundancy import redundancy
 from .resnet import digits_tensors, train_resnet
-from .vinfo import complexity, decodability, importance, linear_cka, split_halves, v_information
+from .robustness import feature_sensitivity, noisy_activations
+from .vinfo import complexity, importance, linear_cka, split_halves, v_information
 
 SIZES = {
     "fast": dict(n_crops=512, image_size=96, k_imagenet=64, seeds=(0, 1, 2), epochs=10, width=24, n_blocks=4,
-                 k_digits=24),
+                 k_digits=24, n_noisy=256, n_draws=2, n_noisy_digits=600),
     "full": dict(n_crops=4096, image_size=224, k_imagenet=512, seeds=(0, 1, 2, 3, 4), epochs=30, width=64,
-                 n_blocks=6, k_digits=48),
+                 n_blocks=6, k_digits=48, n_noisy=2048, n_draws=8, n_noisy_digits=1797),
 }
 LAM = 0.1          # ridge strength, relative to the number of fitting inputs (mild: a linear feature keeps R² ~ 1)
+SIGMA = 0.1        # input noise (standard deviation, input units: digits in [0, 1], EfficientNet inputs ~[-1, 1])
+KEEP = 0.5         # fraction of the penultimate neurons a redundancy mask keeps
+N_MASKS = 64       # random masks per redundancy estimate
+
+
+def one_blas_thread(fn):
+    """Run ``fn`` with NumPy's BLAS limited to one thread (threadpoolctl); results are unchanged."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with threadpool_limits(limits=1, user_api="blas"):
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 @dataclass
@@ -42,6 +63,8 @@ class Analysis:
     Z: np.ndarray
     D: np.ndarray
     extra: dict = field(default_factory=dict)
+    redundancy: np.ndarray | None = None     # (k,) E_m CKA(f_n ⊙ m, z) / CKA(f_n, z)
+    sensitivity: np.ndarray | None = None    # (k,) value change under input noise / variance over inputs
 
     @property
     def iqr(self) -> float:
@@ -53,16 +76,35 @@ class Analysis:
         """Spearman correlation of complexity and importance across features."""
         return float(spearmanr(self.K, self.gamma).statistic)
 
+    @property
+    def rho_redundancy(self) -> float:
+        """Spearman correlation of complexity and redundancy across features."""
+        return float(spearmanr(self.K, self.redundancy).statistic)
 
+    @property
+    def rho_sensitivity(self) -> float:
+        """Spearman correlation of complexity and noise sensitivity across features."""
+        return float(spearmanr(self.K, self.sensitivity).statistic)
+
+    def terciles(self) -> tuple[np.ndarray, np.ndarray]:
+        """Indices of the simplest and the most complex third of the features (by K)."""
+        order = np.argsort(self.K)
+        third = max(1, len(self.K) // 3)
+        return order[:third], order[-third:]
+
+
+@one_blas_thread
 def analyse(name, acts: dict, blocks: list, penultimate: str, W_fc, k: int, seed: int = 0) -> Analysis:
-    """Features, complexity, importance and CKA of one network from its pooled activations.
+    """Features, complexity, importance, CKA by block and redundancy of one network from its pooled activations.
 
     ``acts`` maps layer names (``blocks`` and ``penultimate``) and 'logits' to (n, ·) arrays
-    (:func:`pooled_activations`); ``W_fc`` is the (C, d) head. The complexity uses a fixed half split.
+    (:func:`pooled_activations`); ``W_fc`` is the (C, d) head. The complexity uses a fixed half split (the
+    batched ridge kernels on a GPU, SciPy otherwise); the redundancy uses ``N_MASKS`` masks keeping ``KEEP``
+    of the penultimate neurons.
     """
     dic = fit_dictionary(acts[penultimate], k, seed=seed)
     tr, te = split_halves(len(dic.Z), seed=seed)
-    per_block = decodability({b: acts[b] for b in blocks}, dic.Z, tr, te, LAM)
+    per_block = decodability_any({b: acts[b] for b in blocks}, dic.Z, tr, te, LAM)
     K = 1.0 - per_block.mean(0)
     gamma = importance(dic.Z, dic.D, W_fc, acts["logits"].argmax(1))
     order = np.argsort(K)
@@ -70,15 +112,28 @@ def analyse(name, acts: dict, blocks: list, penultimate: str, W_fc, k: int, seed
     simple, complex_ = order[:third], order[-third:]
     cka_s = np.array([linear_cka(acts[b], dic.Z[:, simple]) for b in blocks])
     cka_c = np.array([linear_cka(acts[b], dic.Z[:, complex_]) for b in blocks])
+    red = redundancy(acts[penultimate], dic.Z, keep=KEEP, n_masks=N_MASKS, seed=seed)
     return Analysis(name, K, gamma, per_block, list(blocks), cka_s, cka_c, dic.Z, dic.D,
-                    extra={"blocks": {b: acts[b] for b in blocks}, "seed": seed})
+                    extra={"blocks": {b: acts[b] for b in blocks}, "seed": seed, "dictionary": dic,
+                           "penultimate": acts[penultimate]}, redundancy=red)
 
 
+@one_blas_thread
 def shuffled_complexity(analysis: Analysis, seed: int = 0) -> np.ndarray:
     """K of the same features with their values permuted across inputs: a null no block can decode (K ~ 1)."""
     Z = analysis.Z[np.random.default_rng(seed).permutation(len(analysis.Z))]
     tr, te = split_halves(len(Z), seed=analysis.extra["seed"])
     return complexity(analysis.extra["blocks"], Z, tr, te, LAM)
+
+
+def _spearman_rows(x, y, axis=-1):
+    """Spearman's ρ along ``axis`` of batched samples: Pearson's r of the average ranks (as ``spearmanr``)."""
+    from scipy.stats import rankdata
+
+    rx, ry = rankdata(x, axis=axis), rankdata(y, axis=axis)
+    rx, ry = rx - rx.mean(axis, keepdims=True), ry - ry.mean(axis, keepdims=True)
+    den = np.sqrt((rx ** 2).sum(axis) * (ry ** 2).sum(axis))
+    return np.where(den > 0, (rx * ry).sum(axis) / np.where(den > 0, den, 1.0), np.nan)
 
 
 def spearman_interval(a, b, level: float = 0.95, seed: int = 0):
@@ -89,7 +144,7 @@ def spearman_interval(a, b, level: float = 0.95, seed: int = 0):
 
     a, b = np.asarray(a, float), np.asarray(b, float)
     rho = float(spearmanr(a, b).statistic)
-    res = bootstrap((a, b), lambda x, y: spearmanr(x, y).statistic, paired=True, vectorized=False,
+    res = bootstrap((a, b), _spearman_rows, paired=True, vectorized=True,
                     confidence_level=level, method="percentile", n_resamples=999,
                     rng=np.random.default_rng(seed))
     return Interval(rho, float(res.confidence_interval.low), float(res.confidence_interval.high), level,
@@ -101,20 +156,21 @@ EFF_BLOCKS = [f"_blocks.{i}" for i in range(16)]
 EFF_PENULTIMATE = "_avg_pooling"
 
 
-def efficientnet_activations(weights: str, n_crops: int, image_size: int, seed: int = 0) -> dict:
-    """Pooled activations of EfficientNet-Lite0's 16 blocks and penultimate layer on photo crops (cached).
+def efficientnet_model(weights: str, seed: int = 0):
+    """EfficientNet-Lite0 (torch, eval mode): 'imagenet' (the shared loader's weights) or 'random' (the same
+    architecture re-initialised with torch's default initialisers under ``torch.manual_seed(seed)``, batch-norm
+    statistics reset).
 
-    ``weights``: 'imagenet' (the shared loader's weights) or 'random' (the same architecture re-initialised
-    with torch's default initialisers under ``torch.manual_seed(seed)``, batch-norm statistics reset).
-    The result is cached in ``neurips24.assets.cache_root() / 'complexity'`` as an .npz file.
+    Raises
+    ------
+    ValueError for any other ``weights``.
     """
     import torch
 
-    from ..assets import cache_root, load_efficientnet_lite
+    from ..assets import load_efficientnet_lite
 
     if weights not in ("imagenet", "random"):
         raise ValueError(f"weights must be 'imagenet' or 'random', got {weights!r}")
-    path = cache_root() / "complexity" / f"effnet_{weights}_{n_crops}_{image_size}_{seed}.npz"
     model = load_efficientnet_lite()
     if weights == "random":
         torch.manual_seed(seed)
@@ -123,26 +179,85 @@ def efficientnet_activations(weights: str, n_crops: int, image_size: int, seed: 
                 m.reset_parameters()
             if hasattr(m, "reset_running_stats"):
                 m.reset_running_stats()
-    W_fc = model._fc.weight.detach().double().numpy()
+    return model.eval()
+
+
+def _cache_path(name: str):
+    from ..assets import cache_root
+
+    return cache_root() / "complexity" / name
+
+
+def efficientnet_activations(weights: str, n_crops: int, image_size: int, seed: int = 0) -> dict:
+    """Pooled activations of EfficientNet-Lite0's 16 blocks and penultimate layer on photo crops (cached).
+
+    ``weights``: as :func:`efficientnet_model`. The activations and the head's weights are cached in
+    ``neurips24.assets.cache_root() / 'complexity'`` as an .npz file (float32), so later runs load no model.
+
+    Returns
+    -------
+    {'acts': dict layer -> (n_crops, channels) float64 and 'logits', 'W_fc': (1000, 1280) float64}.
+    """
+    if weights not in ("imagenet", "random"):
+        raise ValueError(f"weights must be 'imagenet' or 'random', got {weights!r}")
+    path = _cache_path(f"effnet_{weights}_{n_crops}_{image_size}_{seed}.npz")
     if path.exists():
         with np.load(path, allow_pickle=False) as f:
-            acts = {k.replace("__", "."): f[k] for k in f.files}
-        return {"acts": acts, "W_fc": W_fc}
-    x = image_data.photo_crops(n_crops, image_size, seed=seed)
-    acts = pooled_activations(model, x, EFF_BLOCKS + [EFF_PENULTIMATE], batch_size=64)
+            acts = {k.replace("__", "."): f[k].astype(np.float64) for k in f.files}
+        if "W_fc" in acts:
+            return {"acts": acts, "W_fc": acts.pop("W_fc")}
+    model = efficientnet_model(weights, seed)
+    W_fc = model._fc.weight.detach().double().numpy()
+    if not path.exists():
+        x = image_data.photo_crops(n_crops, image_size, seed=seed)
+        acts = pooled_activations(model, x, EFF_BLOCKS + [EFF_PENULTIMATE], batch_size=64)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **{k.replace(".", "__"): v.astype(np.float32) for k, v in acts.items()})
-    return {"acts": {k: v.astype(np.float32).astype(np.float64) for k, v in acts.items()}, "W_fc": W_fc}
+    np.savez_compressed(path, W_fc=W_fc.astype(np.float32),
+                        **{k.replace(".", "__"): v.astype(np.float32) for k, v in acts.items()})
+    return {"acts": {k: v.astype(np.float32).astype(np.float64) for k, v in acts.items()},
+            "W_fc": W_fc.astype(np.float32).astype(np.float64)}
 
 
+def efficientnet_noisy(weights: str, n_crops: int, image_size: int, n_noisy: int, n_draws: int,
+                       sigma: float = SIGMA, seed: int = 0) -> np.ndarray:
+    """The penultimate activations of the first ``n_noisy`` crops under ``n_draws`` Gaussian noise draws of
+    standard deviation ``sigma`` (input units): (n_draws, n_noisy, 1280) float64, cached like
+    :func:`efficientnet_activations`. The clean rows are ``efficientnet_activations(...)['acts'][...][:n_noisy]``.
+
+    Raises
+    ------
+    ValueError for bad ``weights``, n_noisy outside 1..n_crops, and as :func:`.robustness.noisy_activations`.
+    """
+    if weights not in ("imagenet", "random"):
+        raise ValueError(f"weights must be 'imagenet' or 'random', got {weights!r}")
+    if isinstance(n_noisy, bool) or not isinstance(n_noisy, (int, np.integer)) or not 1 <= n_noisy <= n_crops:
+        raise ValueError(f"n_noisy must be an integer in 1..n_crops = 1..{n_crops}, got {n_noisy!r}")
+    path = _cache_path(f"effnet_{weights}_{n_crops}_{image_size}_{seed}_noise{sigma:g}_{n_noisy}x{n_draws}.npz")
+    if path.exists():
+        with np.load(path, allow_pickle=False) as f:
+            return f["noisy"].astype(np.float64)
+    x = image_data.photo_crops(n_crops, image_size, seed=seed)[:n_noisy]
+    noisy = noisy_activations(efficientnet_model(weights, seed), x, EFF_PENULTIMATE, sigma, n_draws, seed=seed,
+                              batch_size=64).astype(np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, noisy=noisy)
+    return noisy.astype(np.float64)
+
+
+@one_blas_thread
 def run_efficientnet(scale: str = "fast") -> dict:
-    """:func:`analyse` of EfficientNet-Lite0 with its ImageNet weights and at random initialisation."""
+    """:func:`analyse` of EfficientNet-Lite0 with its ImageNet weights and at random initialisation, and the
+    features' sensitivity to input noise on the first ``n_noisy`` crops (normalised by the variance over all)."""
     s = SIZES[check_scale(scale)]
     out = {}
     for weights in ("imagenet", "random"):
         r = efficientnet_activations(weights, s["n_crops"], s["image_size"])
-        out[weights] = analyse(f"EfficientNet-Lite0 ({weights})", r["acts"], EFF_BLOCKS, EFF_PENULTIMATE,
-                               r["W_fc"], s["k_imagenet"])
+        a = analyse(f"EfficientNet-Lite0 ({weights})", r["acts"], EFF_BLOCKS, EFF_PENULTIMATE,
+                    r["W_fc"], s["k_imagenet"])
+        noisy = efficientnet_noisy(weights, s["n_crops"], s["image_size"], s["n_noisy"], s["n_draws"])
+        dic, pen = a.extra["dictionary"], r["acts"][EFF_PENULTIMATE]
+        a.sensitivity = feature_sensitivity(dic, pen[: s["n_noisy"]], noisy, dic.encode(pen).var(0))
+        out[weights] = a
     return out
 
 
@@ -157,14 +272,22 @@ class DigitsResult:
     accuracy: dict         # seed -> test accuracy per epoch
 
 
-def digits_analysis(run, x, k: int, seed: int, n_blocks: int, epoch: int | None = None):
-    """Analysis of one checkpoint of a digits run (default: the last)."""
+def digits_analysis(run, x, k: int, seed: int, n_blocks: int, epoch: int | None = None, n_draws: int = 2,
+                    n_noisy: int | None = None):
+    """Analysis of one checkpoint of a digits run (default: the last), with the noise sensitivity of its
+    features (``n_draws`` draws of N(0, SIGMA²) pixel noise on the first ``n_noisy`` inputs, default all),
+    normalised by each feature's variance over all inputs (both encoded with the fixed dictionary)."""
     t = len(run.checkpoints) - 1 if epoch is None else epoch
     model = run.at_epoch(t)
     blocks = ["stem"] + [f"blocks.{i}" for i in range(n_blocks)]
-    acts = pooled_activations(model, x, blocks + ["pool"], batch_size=512)
-    return analyse(f"digits ResNet, seed {seed}, epoch {t}", acts, blocks, "pool",
-                   model.fc.weight.detach().double().numpy(), k, seed=seed)
+    acts = pooled_activations(model, x, blocks + ["pool"], batch_size=2048)
+    a = analyse(f"digits ResNet, seed {seed}, epoch {t}", acts, blocks, "pool",
+                model.fc.weight.detach().double().numpy(), k, seed=seed)
+    n_noisy = len(x) if n_noisy is None else n_noisy
+    noisy = noisy_activations(model, x[:n_noisy], "pool", SIGMA, n_draws, seed=seed, batch_size=2048)
+    dic = a.extra["dictionary"]
+    a.sensitivity = feature_sensitivity(dic, acts["pool"][:n_noisy], noisy, dic.encode(acts["pool"]).var(0))
+    return a
 
 
 def penultimate_history(run, x) -> list:
@@ -180,6 +303,7 @@ def temporal_score(history: list, Z, seed: int) -> np.ndarray:
     return np.stack([v_information(h, Z, tr, te, LAM) for h in history])
 
 
+@one_blas_thread
 def run_digits(scale: str = "fast") -> DigitsResult:
     """Train one digits ResNet per seed (2/3 of the 1,797 digits) and analyse it before and after training."""
     s = SIZES[check_scale(scale)]
@@ -190,8 +314,9 @@ def run_digits(scale: str = "fast") -> DigitsResult:
     for seed in s["seeds"]:
         run = train_resnet(x, y, train, test, seed, s["epochs"], s["width"], s["n_blocks"])
         res.accuracy[seed] = run.test_accuracy
-        res.trained[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"])
-        res.initial[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], epoch=0)
+        noise = dict(n_draws=s["n_draws"], n_noisy=s["n_noisy_digits"])
+        res.trained[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], **noise)
+        res.initial[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], epoch=0, **noise)
         history = penultimate_history(run, x)
         res.per_epoch[seed] = temporal_score(history, res.trained[seed].Z, seed)
         res.Lambda[seed] = res.per_epoch[seed].mean(0)
@@ -199,6 +324,6 @@ def run_digits(scale: str = "fast") -> DigitsResult:
     return res
 
 
-__all__ = ["SIZES", "Analysis", "analyse", "shuffled_complexity", "spearman_interval", "efficientnet_activations",
-           "run_efficientnet", "DigitsResult", "digits_analysis", "penultimate_history", "temporal_score",
-           "run_digits", "complexity"]
+__all__ = ["SIZES", "Analysis", "analyse", "shuffled_complexity", "spearman_interval", "efficientnet_model",
+           "efficientnet_activations", "efficientnet_noisy", "run_efficientnet", "DigitsResult", "digits_analysis",
+           "penultimate_history", "temporal_score", "run_digits", "complexity", "one_blas_thread"]

@@ -2,8 +2,9 @@
 
 Source: Fel et al., NeurIPS 2024, Sec. 2 (the book's reading of it, see the chapter): the activations
 A = f_n(X) >= 0 are factored as A ~ Z D with Z >= 0, D >= 0, and a new input's features are the non-negative
-least-squares code z = argmin_{z >= 0} ||f_n(x) - z D||. scikit-learn's ``NMF`` does both (``fit_transform``,
-``transform``); this module only validates its inputs and keeps the dictionary.
+least-squares code z = argmin_{z >= 0} ||f_n(x) - z D||. scikit-learn's ``NMF`` fits the dictionary
+(``fit_transform``); new inputs are encoded by SciPy's active-set NNLS (with a vanishing ridge) for small
+dictionaries and by ``NMF.transform`` for large ones. This module validates the inputs and keeps the dictionary.
 """
 from __future__ import annotations
 
@@ -34,6 +35,10 @@ def check_activations(acts, name: str = "acts", nonnegative: bool = False) -> np
     return a
 
 
+EXACT_NNLS_MAX = 4096   # dictionaries with k * d up to this are encoded by active-set NNLS (SciPy)
+RIDGE = 1e-6            # vanishing ridge of that NNLS, relative to ||D||_F² / k
+
+
 @dataclass
 class Dictionary:
     """A fitted NMF dictionary: ``D`` (k, d) non-negative atoms, ``Z`` (n, k) the codes of the fitting data."""
@@ -47,11 +52,34 @@ class Dictionary:
         return self.D.shape[0]
 
     def encode(self, acts) -> np.ndarray:
-        """The features z >= 0 of new activations (m, d): NNLS against the fixed atoms (``NMF.transform``)."""
+        """The features z >= 0 of new activations (m, d): z = argmin_{z >= 0} ||a - z D|| for each row a.
+
+        Small dictionaries (k d <= ``EXACT_NNLS_MAX``) are solved row by row by SciPy's active-set
+        ``scipy.optimize.nnls`` with a vanishing ridge ``RIDGE`` ||D||_F² / k on ||z||² (an NMF of a layer with
+        dead units has a rank-deficient D, and the ridge makes z unique and continuous in a, which the noise
+        sensitivity needs); larger ones by scikit-learn's coordinate descent (``NMF.transform``), whose
+        iterations stop at the NMF's tolerance. Returns (m, k) float64 >= 0.
+
+        Raises
+        ------
+        TypeError / ValueError as :func:`check_activations` (non-finite or negative activations), and
+        ValueError if the number of units is not the dictionary's.
+        """
         a = check_activations(acts, "acts", nonnegative=True)
         if a.shape[1] != self.D.shape[1]:
             raise ValueError(f"acts must have {self.D.shape[1]} units (the dictionary's), got {a.shape[1]}")
-        return self.nmf.transform(a)
+        if self.D.size <= EXACT_NNLS_MAX:
+            from scipy.optimize import nnls
+
+            k = self.D.shape[0]
+            M = np.vstack([self.D.T, np.sqrt(RIDGE * (self.D ** 2).sum() / k) * np.eye(k)])
+            pad = np.zeros(k)
+            return np.stack([nnls(M, np.concatenate([row, pad]), maxiter=50 * k)[0] for row in a])
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Maximum number of iterations")
+            return self.nmf.transform(a).astype(np.float64)
 
 
 def fit_dictionary(acts, k: int, seed: int = 0, max_iter: int = 500) -> Dictionary:

@@ -64,3 +64,50 @@ def plot_timing_and_flow(per_epoch, K, analysis):
     a2.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def plot_flow(panels: dict):
+    """Linear CKA of the simple and the complex third of the features with each block's output.
+
+    ``panels``: title -> list of (label, [Analysis, ...], linestyle); each list of analyses (e.g. seeds) is
+    drawn as thin lines and its mean as a thick one, simple third in blue, complex third in red.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 3.3), squeeze=False)
+    for ax, (title, groups) in zip(axes[0], panels.items(), strict=True):
+        for label, analyses, ls in groups:
+            x = np.arange(len(analyses[0].block_names))
+            for attr, colour, kind in (("cka_simple", "C0", "simple"), ("cka_complex", "C3", "complex")):
+                curves = np.array([getattr(a, attr) for a in analyses])
+                if len(curves) > 1:
+                    ax.plot(x, curves.T, ls, color=colour, alpha=0.25, lw=0.8)
+                ax.plot(x, curves.mean(0), ls, color=colour, lw=2, label=f"{kind} third, {label}")
+        names = analyses[0].block_names
+        step = max(1, len(names) // 8)
+        ax.set_xticks(x[::step], [n.replace("_blocks.", "b").replace("blocks.", "b") for n in names][::step],
+                      fontsize=7)
+        ax.set_xlabel("block (residual stream)")
+        ax.set_ylabel("linear CKA(block output, z)")
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_redundancy_robustness(series):
+    """Redundancy R (left) and noise sensitivity S (right, log axis) against complexity K.
+
+    ``series``: list of (label, Analysis, colour, marker); Spearman's ρ with K is in the legend.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.3))
+    for label, a, colour, marker in series:
+        for ax, values in zip(axes, (a.redundancy, a.sensitivity), strict=True):
+            ax.scatter(a.K, values, s=12, alpha=0.7, color=colour, marker=marker,
+                       label=f"{label}: ρ = {spearmanr(a.K, values).statistic:+.2f}")
+    axes[0].set_ylabel("redundancy R (share of CKA kept under masks)")
+    axes[1].set_ylabel("noise sensitivity S (relative to Var z)")
+    axes[1].set_yscale("log")
+    for ax in axes:
+        ax.set_xlabel("complexity K")
+        ax.legend(fontsize=6.5)
+    fig.tight_layout()
+    return fig

@@ -32,6 +32,23 @@ def split_halves(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(perm[: n // 2]), np.sort(perm[n // 2:])
 
 
+def check_split(train, test, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``train`` and ``test`` as disjoint 1-D integer index arrays into n rows, each of size >= 2.
+
+    Raises
+    ------
+    ValueError naming the argument otherwise.
+    """
+    train, test = np.asarray(train), np.asarray(test)
+    for nm, ix in (("train", train), ("test", test)):
+        if ix.ndim != 1 or ix.size < 2 or not np.issubdtype(ix.dtype, np.integer) or \
+                ix.min() < 0 or ix.max() >= n:
+            raise ValueError(f"{nm} must be >= 2 integer indices in 0..{n - 1}")
+    if np.intersect1d(train, test).size:
+        raise ValueError("train and test indices must be disjoint (held-out R²)")
+    return train, test
+
+
 def v_information(F, Z, train, test, lam: float = 1.0) -> np.ndarray:
     """Held-out R² of a ridge decoder from a representation F to each feature, clipped at 0: I_V(F -> z_j).
 
@@ -56,13 +73,7 @@ def v_information(F, Z, train, test, lam: float = 1.0) -> np.ndarray:
     Z = check_activations(Z, "Z")
     if F.shape[0] != Z.shape[0]:
         raise ValueError(f"F and Z must have the same rows, got {F.shape[0]} and {Z.shape[0]}")
-    train, test = np.asarray(train), np.asarray(test)
-    for nm, ix in (("train", train), ("test", test)):
-        if ix.ndim != 1 or ix.size < 2 or not np.issubdtype(ix.dtype, np.integer) or \
-                ix.min() < 0 or ix.max() >= F.shape[0]:
-            raise ValueError(f"{nm} must be >= 2 integer indices in 0..{F.shape[0] - 1}")
-    if np.intersect1d(train, test).size:
-        raise ValueError("train and test indices must be disjoint (held-out R²)")
+    train, test = check_split(train, test, F.shape[0])
     if not (np.isfinite(lam) and lam > 0):
         raise ValueError(f"lam must be a finite number > 0, got {lam!r}")
     Ftr, Fte = _standardise(F[train], F[test])

@@ -1,0 +1,58 @@
+"""Paired perplexity ratios and the chapter's checks on a hand-made result (cherryq.reproduction)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from neurips24 import claims
+from neurips24.cherryq.experiment import TrainableResult
+from neurips24.cherryq.real import RealResult
+from neurips24.cherryq.reproduction import checks, paired_ratio
+
+
+def test_paired_ratio_is_exp_of_the_mean_difference():
+    a = np.array([2.0, 2.5, 3.0, 2.2])
+    b = np.array([2.1, 2.9, 3.1, 2.4])
+    iv = paired_ratio(a, b)
+    assert iv.estimate == pytest.approx(np.exp(np.mean(a) - np.mean(b)))
+    assert iv.low <= iv.estimate <= iv.high < 1                    # a is lower on every window
+    two = paired_ratio(np.stack([a, a + 0.1]), np.stack([b, b + 0.1]))   # seeds: averaged per window first
+    assert two.estimate == pytest.approx(iv.estimate)
+    with pytest.raises(ValueError, match="same shape"):
+        paired_ratio(a, b[:3])
+    with pytest.raises(ValueError, match="N >= 2"):
+        paired_ratio(a[:1], b[:1])
+    with pytest.raises(ValueError, match="finite"):
+        paired_ratio(np.array([1.0, np.nan]), np.array([1.0, 2.0]))
+
+
+def _fake(impact_gain: float, tail_gain: float):
+    rng = np.random.default_rng(0)
+    base = 3.0 + 0.3 * rng.standard_normal(16)
+    f = "1/256"
+    nll = {"reference": base, "RTN, official grid (no zero)": base + 5, "RTN, symmetric grid with zero": base + 2,
+           "RTN, zero-point (asymmetric)": base + 1, f"impact {f}": base + 1 - impact_gain,
+           f"magnitude {f}": base + 3, f"activation {f}": base + 1 - impact_gain / 2, f"random {f}": base + 5}
+    tail = {}
+    for s in (0, 1):
+        tail[("QAT", s)] = base + 0.3
+        tail[("CherryQ (impact)", s)] = base + 0.3 - tail_gain
+        tail[("CherryQ (random)", s)] = base + 0.3 + 0.01 * rng.standard_normal(16)
+    cfg = dict(fractions=(1 / 256,), tail_seeds=(0, 1), tail_blocks=1)
+    real = RealResult(names=["m"] * 4, hs_impact=np.array([3.0, 5.0, 8.0, 40.0]), hs_magnitude=np.full(4, 1.2),
+                      nll=nll, k={}, outlier={}, tail=tail, seconds={}, config=cfg)
+    toy = TrainableResult(ppl={}, seeds=(0,), bits=(2,), config=dict(n_fisher=4096),
+                          hs={(0, "fc1"): (1.3, 1.5, 1.1), (0, "fc2"): (1.5, 1.7, 1.1)})
+    return real, toy
+
+
+def test_checks_pass_when_the_claims_hold_and_fail_when_they_do_not(tmp_path, monkeypatch):
+    monkeypatch.setenv("NEURIPS24_CLAIMS_DIR", str(tmp_path))
+    real, toy = _fake(impact_gain=0.4, tail_gain=0.1)
+    for claim_id, kwargs in checks(real, toy).items():
+        claims.check(claim_id, **kwargs)                              # none raises
+    real, toy = _fake(impact_gain=-0.2, tail_gain=-0.1)              # impact cherries worse than the baselines
+    kw = checks(real, toy)
+    for claim_id in ("cherryq.cherries_vs_rtn", "cherryq.impact_vs_activation", "cherryq.cherryq_vs_qat"):
+        with pytest.raises(AssertionError, match="did not reproduce"):
+            claims.check(claim_id, **kw[claim_id])
