@@ -21,7 +21,7 @@ export NEURIPS24_CLAIMS_DIR ?= $(CURDIR)/_build/claims
 # execute.timeout in _config.yml for `make book`) leaves room for a machine five times slower.
 CELL_TIMEOUT := 300
 
-.PHONY: install assets book test lint unit notebooks browser lab lab-test contract clean
+.PHONY: install assets book test lint unit notebooks browser lab lab-test contract colab clean
 
 # The extras llm, text, vision and data hold the packages of the pretrained models and shipped data
 # (neurips24.assets). They install with their dependencies: those that need torch ask for any version, which the
@@ -110,6 +110,12 @@ lab: install
 # moved, the figure drawn again, no traceback; screenshots in _build/screenshots/lab_*.png.
 lab-test: install $(CHROMIUM)
 	NEURIPS24_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest tests/lab -q -p no:cacheprovider
+
+# Colab- and Jupyter-native copies of the chapters (colab/, committed; the chapters' Colab badges open them): the
+# MyST markup resolved to plain Markdown (solutions folded, citations and equation numbers written out), code
+# cells unchanged. tests/test_colab.py fails when colab/ is not what this writes.
+colab: install
+	$(BIN)/python -m neurips24.colab
 
 # The chapter contract (../shared/tools/check_chapters.py, beside the repository when it is there): a missing part
 # fails, and so does an `advice:` line, except for the chapters listed here whose revision is still open.
