@@ -21,6 +21,7 @@ import numpy as np
 
 from . import backends
 from .container import FormatError, Reader, digest, open_container, pack_header, seal
+from .inpaint import plane_fill
 from .intmap import float_to_int, int_to_float
 from .stencil import (
     SolveError,
@@ -86,12 +87,17 @@ def _generic_record(u: np.ndarray, backend: str, level: int) -> bytes:
     return struct.pack("<BBQ", GENERIC, backends.CODEC_IDS[codec], len(raw)) + raw
 
 
-def _mechanism_record(u: np.ndarray, backend: str, level: int, verify: bool) -> bytes | None:
+def _mechanism_record(u: np.ndarray, backend: str, level: int, verify: bool,
+                      inpaint: bool = True) -> bytes | None:
     """The mechanism coding of one 2-D block, or None when it cannot apply."""
     H, W = u.shape
     q, k, exc_index, exc_bits = float_to_int(u)
     if exc_index.size > MAX_EXCEPTION_FRACTION * u.size:
         return None
+    if exc_index.size and inpaint:                                    # masked cells: integer-plane fill (free values)
+        hole = np.zeros(u.size, dtype=bool)
+        hole[exc_index] = True
+        q = plane_fill(q, hole.reshape(H, W))
     _, a, b = learn_stencil(q)
     wd = work_dtype(int(np.abs(q).max()), a, b)
     qw = q.astype(wd)
@@ -117,7 +123,7 @@ def _mechanism_record(u: np.ndarray, backend: str, level: int, verify: bool) -> 
 
 
 def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify: bool = True,
-             mode: str = "auto") -> bytes:
+             mode: str = "auto", inpaint: bool = True) -> bytes:
     """Compress a float array losslessly (MeLLoC: learned local mechanism + exact integer source term).
 
     Parameters
@@ -131,6 +137,9 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
     verify : run the decoder's solve at encode time and fall back to the generic backend if it fails.
     mode : 'auto' (per block, the shorter of mechanism and generic), 'mechanism' (the mechanism wherever it
         applies, even when it codes longer: the fallback-free measurement of the method) or 'generic'.
+    inpaint : fill the exception cells (NaN, ±inf, −0.0, too-fine values; their bits are stored apart) with
+        an integer plane fitted to their neighbours before the residual (``inpaint.plane_fill``); False
+        leaves them at 0 (the control). The decoded array is bit-identical either way.
 
     Returns
     -------
@@ -151,6 +160,8 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
         raise ValueError(f"mode must be 'auto', 'mechanism' or 'generic', got {mode!r}")
     if not (isinstance(level, (int, np.integer)) and 1 <= level <= 22):
         raise ValueError(f"level must be an integer in 1..22, got {level!r}")
+    if not isinstance(inpaint, (bool, np.bool_)):
+        raise TypeError(f"inpaint must be a bool, got {inpaint!r}")
     if not (isinstance(tile, (int, np.integer)) and tile >= MIN_SIDE):
         raise ValueError(f"tile must be an integer >= {MIN_SIDE}, got {tile!r}")
     if u.ndim < 2 or u.shape[-1] < MIN_SIDE or u.shape[-2] < MIN_SIDE or u.size == 0:
@@ -159,7 +170,7 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
     records = []
     for s, rs, cs in _blocks(u.shape, (tile, tile)):
         block = stack[s, rs, cs]
-        mech = None if mode == "generic" else _mechanism_record(block, backend, level, verify)
+        mech = None if mode == "generic" else _mechanism_record(block, backend, level, verify, inpaint)
         if mode == "mechanism" and mech is not None:
             records.append(mech)
             continue

@@ -39,8 +39,8 @@ MIN_SIZE = _FIXED.size + 12 + DIGEST_SIZE + 4   # magic..flags, tiles + n_blocks
 def digest(u: np.ndarray) -> bytes:
     """BLAKE2b-128 of the array's bytes (little-endian, C order): 16 bytes."""
     u = np.asarray(u)
-    return hashlib.blake2b(np.ascontiguousarray(u, dtype=u.dtype.newbyteorder("<")).tobytes(),
-                           digest_size=DIGEST_SIZE).digest()
+    le = np.ascontiguousarray(u, dtype=u.dtype.newbyteorder("<")).reshape(-1)   # a view when already so
+    return hashlib.blake2b(le.view(np.uint8), digest_size=DIGEST_SIZE).digest()    # hashes the buffer, no copy
 
 
 class FormatError(ValueError):

@@ -142,6 +142,14 @@ def _symbol_cached(H: int, W: int, a: int, b: int) -> np.ndarray:
     return symbol(H, W, a, b)
 
 
+@lru_cache(maxsize=16)
+def _inverse_symbol(H: int, W: int, a: int, b: int) -> np.ndarray:
+    """1 / λ on the rfft2 grid with the zero frequency set to 0 (the mean is fixed by the anchor)."""
+    inv = 1.0 / symbol(H, W, a, b)
+    inv[0, 0] = 0.0
+    return inv
+
+
 def work_dtype(max_abs_q: int, a: int, b: int):
     """int32 when the residual of values up to ``max_abs_q`` fits it (twice as fast), else int64."""
     return np.int32 if 8 * (a + b) * (max_abs_q + 1) < 2**31 else np.int64
@@ -172,18 +180,27 @@ def solve_periodic(f: np.ndarray, a: int, b: int, anchor: int, max_iter: int = 8
     import scipy.fft as sfft
 
     H, W = f.shape
-    lam = _symbol_cached(H, W, a, b)
-    q = np.full(f.shape, anchor, dtype=f.dtype)
+    inv = _inverse_symbol(H, W, a, b)
+    wd = f.dtype
+    q = None
     r = f
     for _ in range(max_iter):
+        # One pass: d = K⁺ r by FFT (multiply by the cached 1/λ in place, no copies of the spectrum), rounded
+        # to integers relative to d[0, 0] so that q[0, 0] stays the anchor. All buffers are reused in place.
         spec = sfft.rfft2(r.astype(np.float64), workers=1)
-        spec /= lam
-        spec[0, 0] = 0.0
-        d = sfft.irfft2(spec, s=(H, W), workers=1)
+        spec *= inv
+        d = sfft.irfft2(spec, s=(H, W), workers=1, overwrite_x=True)
         d -= d[0, 0]
-        q += np.rint(d).astype(f.dtype)
-        r = f - apply_stencil(q, a, b)
-        if not r.any():
+        np.rint(d, out=d)
+        if q is None:
+            q = d.astype(wd)
+            q += wd.type(anchor)
+        else:
+            q += d.astype(wd)
+        kq = apply_stencil(q, a, b)
+        if np.array_equal(kq, f):               # exact integer check: q solves K q = f, so it is the encoder's
             return q
+        r = f - kq
+    r = f - apply_stencil(q, a, b)
     raise SolveError(f"the FFT solve did not reach the exact integers in {max_iter} passes "
                      f"(max |residual| = {int(np.abs(r).max())})")
