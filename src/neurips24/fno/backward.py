@@ -18,10 +18,9 @@ quadrature for tanh (``meanfield.gaussian_pair_expectation``); the low-pass filt
 from __future__ import annotations
 
 import numpy as np
-from numpy.polynomial.hermite_e import hermegauss
 
 from .layer import check_activation, check_int, check_nonnegative
-from .meanfield import N_QUAD, _check_quad, gaussian_pair_expectation
+from .meanfield import N_QUAD, _check_quad, gauss_nodes, gaussian_pair_expectation
 
 
 def _low_pass(C, n_modes: int):
@@ -72,13 +71,11 @@ def pair_dphi(kappa, activation: str, n_quad: int = N_QUAD):
     rho = _rho(kappa)
     if activation == "relu":
         return (np.pi - np.arccos(rho)) / (2 * np.pi)
-    x, w = hermegauss(n_quad)
-    w = w / np.sqrt(2.0 * np.pi)
+    x, w = gauss_nodes(n_quad)
     q = float(kappa[0])
     r = rho[..., None, None]
-    u = np.sqrt(q) * x[:, None]
     v = np.sqrt(q) * (r * x[:, None] + np.sqrt(1.0 - r**2) * x[None, :])
-    return np.einsum("i,j,...ij->...", w, w, np.cosh(u) ** -2 * np.cosh(v) ** -2)
+    return (np.cosh(v) ** -2 @ w) @ (w * np.cosh(np.sqrt(q) * x) ** -2)
 
 
 def _check(kappa0, sigma_w2, sigma_r2, n_modes, depth, activation, n_quad):

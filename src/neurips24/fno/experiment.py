@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from ..scale import check_scale
@@ -19,7 +20,7 @@ from .layer import split_sigma2
 from .meanfield import correlation_recursion
 from .model import DeepFNO, init_gaussian_, input_gradient_norms
 from .montecarlo import simulate_correlation
-from .train import train_fno
+from .train import train_fno_ensemble
 
 CONFIG = {
     "fast": {
@@ -77,6 +78,13 @@ def run_correlation(scale: str = "fast", variant: str = "with_w", seed: int = 0)
     cfg = CONFIG[check_scale(scale)]["correlation"]
     u = two_inputs(cfg["n_grid"])
     c_mc, c_mf, c_deep = [], [], []
+    with threadpool_limits(limits=1, user_api="blas"):   # small matrices: one BLAS thread (see montecarlo)
+        _correlation_grid(u, cfg, variant, seed, c_mc, c_mf, c_deep)
+    return CorrelationResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), np.array(c_mc), np.array(c_mf),
+                             np.array(c_deep), dict(cfg, variant=variant))
+
+
+def _correlation_grid(u, cfg, variant, seed, c_mc, c_mf, c_deep):
     for K in tqdm(cfg["n_modes"], desc="K", disable=None):
         c, _ = simulate_correlation(u, cfg["sigma2"], n_modes=K, depth=cfg["depth"], width=cfg["width"],
                                     activation="tanh", sigma_b2=cfg["sigma_b2"], variant=variant,
@@ -86,8 +94,6 @@ def run_correlation(scale: str = "fast", variant: str = "with_w", seed: int = 0)
                                            depth=cfg["depth"], activation="tanh")[0] for s in cfg["sigma2"]])
         c_deep.append(correlation_recursion(u, **_split(2.0, variant), sigma_b2=cfg["sigma_b2"], n_modes=K,
                                             depth=cfg["deep"], activation="tanh")[0])
-    return CorrelationResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), np.array(c_mc), np.array(c_mf),
-                             np.array(c_deep), dict(cfg, variant=variant))
 
 
 def _split(sigma2, variant):
@@ -152,15 +158,13 @@ def run_training(scale: str = "fast", seed: int = 0) -> TrainingResult:
     cfg = CONFIG[check_scale(scale)]["training"]
     n = cfg["n_train"]
     u0, uT = heat_dataset(n + cfg["n_test"], cfg["n_grid"], seed=seed)
-    train = np.zeros((len(cfg["sigma2"]), cfg["n_seeds"], cfg["steps"]))
-    test = np.zeros((len(cfg["sigma2"]), cfg["n_seeds"]))
-    runs = [(j, r) for j in range(len(cfg["sigma2"])) for r in range(cfg["n_seeds"])]
-    for j, r in tqdm(runs, desc="training runs", disable=None):
-        out = train_fno(u0[:n], uT[:n], u0[n:], uT[n:], sigma2=cfg["sigma2"][j], depth=cfg["depth"],
-                        width=cfg["width"], n_modes=cfg["n_modes"], sigma_b2=cfg["sigma_b2"],
-                        steps=cfg["steps"], seed=seed + r)
-        train[j, r], test[j, r] = out["train_loss"], out["test_loss"]
-    return TrainingResult(np.array(cfg["sigma2"]), train, test, cfg)
+    S, R = len(cfg["sigma2"]), cfg["n_seeds"]
+    # every (σ², seed) run at once, one stacked model (``train_fno_ensemble``: the same runs as ``train_fno``)
+    out = train_fno_ensemble(u0[:n], uT[:n], u0[n:], uT[n:], sigma2=np.repeat(cfg["sigma2"], R),
+                             seeds=np.tile(seed + np.arange(R), S), depth=cfg["depth"], width=cfg["width"],
+                             n_modes=cfg["n_modes"], sigma_b2=cfg["sigma_b2"], steps=cfg["steps"])
+    return TrainingResult(np.array(cfg["sigma2"]), out["train_loss"].reshape(S, R, -1),
+                          out["test_loss"].reshape(S, R), cfg)
 
 
 PHASE = {
@@ -178,10 +182,15 @@ def mean_field_phase(scale: str = "fast", variant: str = "with_w", sigma_b2: flo
     """
     cfg = PHASE[check_scale(scale)]
     u = two_inputs(64)
-    c = np.array([[correlation_recursion(u, **_split(s, variant), sigma_b2=sigma_b2, n_modes=K,
+    with threadpool_limits(limits=1, user_api="blas"):   # tiny matrix-vector products: one BLAS thread
+        c = _phase_grid(u, cfg, variant, sigma_b2)
+    return {"sigma2": np.array(cfg["sigma2"]), "n_modes": list(cfg["n_modes"]), "c": c, "depth": cfg["depth"]}
+
+
+def _phase_grid(u, cfg, variant, sigma_b2):
+    return np.array([[correlation_recursion(u, **_split(s, variant), sigma_b2=sigma_b2, n_modes=K,
                                          depth=cfg["depth"], activation="tanh", n_quad=cfg["n_quad"])[0][-1]
                    for s in cfg["sigma2"]] for K in cfg["n_modes"]])
-    return {"sigma2": np.array(cfg["sigma2"]), "n_modes": list(cfg["n_modes"]), "c": c, "depth": cfg["depth"]}
 
 
 def kernel_check(G: int = 8, D: int = 64, K: int = 16, seed: int = 0) -> dict | None:

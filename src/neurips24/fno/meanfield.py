@@ -16,6 +16,8 @@ the low-pass filter uses ``numpy.fft``.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
@@ -40,6 +42,15 @@ def _check_quad(n_quad: int) -> int:
     return n
 
 
+@lru_cache(maxsize=16)
+def gauss_nodes(n_quad: int):
+    """Probabilists' Gauss–Hermite nodes and weights normalised to N(0, 1), cached (read-only arrays)."""
+    x, w = hermegauss(n_quad)
+    w = w / np.sqrt(2.0 * np.pi)
+    x.flags.writeable = w.flags.writeable = False
+    return x, w
+
+
 def gaussian_pair_expectation(q1: float, q2: float, cov, activation: str, n_quad: int = N_QUAD):
     """E[φ(u) φ(v)] for (u, v) ~ N(0, [[q1, cov], [cov, q2]]), by 2-D Gauss–Hermite quadrature.
 
@@ -54,14 +65,12 @@ def gaussian_pair_expectation(q1: float, q2: float, cov, activation: str, n_quad
     float64 array of the shape of ``cov``.
     """
     check_activation(activation)
-    x, w = hermegauss(_check_quad(n_quad))
-    w = w / np.sqrt(2.0 * np.pi)
+    x, w = gauss_nodes(_check_quad(n_quad))
     cov = np.asarray(cov, dtype=np.float64)
     rho = np.clip(cov / np.sqrt(q1 * q2), -1.0, 1.0)[..., None, None]
-    z1, z2 = x[:, None], x[None, :]
-    u = np.sqrt(q1) * z1
-    v = np.sqrt(q2) * (rho * z1 + np.sqrt(1.0 - rho**2) * z2)
-    return np.einsum("i,j,...ij->...", w, w, _phi(u, activation) * _phi(v, activation))
+    v = np.sqrt(q2) * (rho * x[:, None] + np.sqrt(1.0 - rho**2) * x[None, :])    # (..., i, j)
+    wu = w * _phi(np.sqrt(q1) * x, activation)                                   # φ(u) depends on i only
+    return (_phi(v, activation) @ w) @ wu
 
 
 def low_pass(C, n_modes: int):
@@ -184,6 +193,5 @@ def chi(activation: str, sigma_w2: float, sigma_r2: float, q: float, n_quad: int
     n_quad = _check_quad(n_quad)
     if activation == "relu":
         return 0.5 * (sigma_w2 + sigma_r2)
-    x, w = hermegauss(n_quad)
-    w = w / np.sqrt(2.0 * np.pi)
+    x, w = gauss_nodes(n_quad)
     return float((sigma_w2 + sigma_r2) * np.sum(w * _dphi(np.sqrt(q) * x, activation) ** 2))

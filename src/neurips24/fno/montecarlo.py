@@ -7,6 +7,7 @@ stays at one layer. On a GPU the arrays are CuPy's and the channel mix runs the 
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..backend import array_module, to_numpy
 from .layer import (
@@ -80,12 +81,14 @@ def simulate_correlation(u, sigma2, *, n_modes: int, depth: int, width: int, act
     sr2 = xp.asarray(np.repeat(splits[:, 1], n_seeds))
     z = xp.broadcast_to(xp.asarray(u)[None, :, None, :], (G, 2, width, u.shape[1])).copy()
     cs, qs = [], []
-    for layer in range(depth + 1):
-        c, q = empirical_correlation(z)
-        cs.append(to_numpy(c))
-        qs.append(to_numpy(q))
-        if layer < depth:
-            W, R, b = draw_layer(rng, G, width, n_modes, sw2, sr2, sigma_b2, xp=xp)
-            z = fno_layer(z, W, R, b, activation)
+    # one BLAS thread: the batched matmuls are small, and a second OpenBLAS thread mostly spins on a shared CPU
+    with threadpool_limits(limits=1, user_api="blas"):
+        for layer in range(depth + 1):
+            c, q = empirical_correlation(z)
+            cs.append(to_numpy(c))
+            qs.append(to_numpy(q))
+            if layer < depth:
+                W, R, b = draw_layer(rng, G, width, n_modes, sw2, sr2, sigma_b2, xp=xp)
+                z = fno_layer(z, W, R, b, activation)
     shape = (len(sigma2), n_seeds, depth + 1)
     return np.stack(cs, axis=-1).reshape(shape), np.stack(qs, axis=-1).reshape(shape)

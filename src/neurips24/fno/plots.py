@@ -114,3 +114,21 @@ def plot_explore(phase: dict, sigma2: float, n_modes: int, sigma_b2: float = 0.0
     ax1.set_title(f"tanh, σ² = {sigma2:g}, K = {n_modes}, σ_b² = {sigma_b2:g}")
     fig.tight_layout()
     return fig
+
+
+def plot_spatial_maps(maps: dict, layers):
+    """Spatial correlation maps Σ^l(x, y)/√(Σ^l(x, x) Σ^l(y, y)), one row per σ² (``maps``: σ² → (L, N, N)), one
+    column per layer in ``layers`` (1-based)."""
+    fig, axes = plt.subplots(len(maps), len(layers), figsize=(2.3 * len(layers), 2.3 * len(maps)),
+                             sharex=True, sharey=True, squeeze=False)
+    for row, (label, rho) in zip(axes, maps.items(), strict=True):
+        for ax, layer in zip(row, layers, strict=True):
+            im = ax.imshow(rho[layer - 1], vmin=-1, vmax=1, cmap="RdBu_r", origin="lower")
+            ax.set_title(f"{label}, l = {layer}", fontsize=9)
+            ax.set_xticks([])
+            ax.set_yticks([])
+        row[0].set_ylabel("position y")
+    for ax in axes[-1]:
+        ax.set_xlabel("position x")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="spatial correlation")
+    return fig
