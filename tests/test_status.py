@@ -41,7 +41,9 @@ def book(tmp_path):
               "claims.check( 'aa.two', claim='c', measured=1, paper=1, holds=True)")
     _notebook(tmp_path / "notebooks" / "beta.ipynb", "Beta chapter",
               ["from neurips24.claims import check\n", 'check("bb.x", claim="c", measured=1, paper=1, holds=True)\n',
-               'for k in ks:\n', '    check(f"cc.{k}", claim="c", measured=1, paper=1, holds=True)'])
+               'for k in ks:\n', '    check(f"cc.{k}", claim="c", measured=1, paper=1, holds=True)\n',
+               'for claim_id, kwargs in dd.reproduction.checks(res).items():\n',
+               '    claims.check(claim_id, **kwargs)'])
     _notebook(tmp_path / "notebooks" / "gamma.ipynb", "Gamma", 'claims.check("gg.x", claim="c")')
     (tmp_path / "_toc.yml").write_text(
         "format: jb-book\nroot: book/intro\nparts:\n  - caption: Part\n    chapters:\n"
@@ -78,7 +80,7 @@ def _tables(page):
 def test_toc_chapters_in_book_order_with_their_claim_prefixes(book):
     chapters = status.toc_chapters(book)
     assert chapters == [
-        {"doc": "notebooks/beta", "title": "Beta chapter", "prefixes": {"bb", "cc"}},
+        {"doc": "notebooks/beta", "title": "Beta chapter", "prefixes": {"bb", "cc", "dd"}},   # dd: its checks loop
         {"doc": "notebooks/alpha", "title": "Alpha chapter", "prefixes": {"aa"}},
     ]
 

@@ -22,6 +22,8 @@ from .claims import format_value
 
 _TOC_NOTEBOOK = re.compile(r"^\s*-?\s*file:\s*(notebooks/[\w\-]+)\s*$", re.M)
 _CHECK_CALL = re.compile(r"""\bcheck\(\s*[fr]?["']([A-Za-z0-9_\-]+)\.""")
+# a chapter whose checks come from its package's reproduction module: `for cid, kw in cts.reproduction.checks(...)`
+_CHECKS_LOOP = re.compile(r"\b([a-z_][a-z0-9_]*)\.reproduction\.checks\(")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|${}])")
 
 
@@ -31,7 +33,8 @@ def toc_chapters(root: Path) -> list[dict]:
     Returns
     -------
     list of dict with keys ``doc`` ('notebooks/<stem>'), ``title`` (the notebook's first '# ' heading, or the
-    stem) and ``prefixes`` (the claim-id prefixes its code passes to ``check``, e.g. {'fno'}).
+    stem) and ``prefixes`` (the claim-id prefixes its code passes to ``check``, e.g. {'fno'}, or the package whose
+    ``reproduction.checks(...)`` it loops over, e.g. {'cts'}).
     """
     toc = (root / "_toc.yml").read_text(encoding="utf-8")
     chapters = []
@@ -42,6 +45,7 @@ def toc_chapters(root: Path) -> list[dict]:
             text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
             if cell["cell_type"] == "code":
                 prefixes.update(_CHECK_CALL.findall(text))
+                prefixes.update(_CHECKS_LOOP.findall(text))
             elif title == Path(doc).name:
                 heading = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), None)
                 title = heading or title
