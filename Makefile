@@ -65,8 +65,11 @@ book: install assets
 lint: install
 	$(BIN)/ruff check src tests benchmarks notebooks book
 
+# Tests marked `slow` run a chapter's experiment end to end and assert its claims' rules: `make notebooks` runs the
+# same experiments and checks in the chapters themselves, so `make unit` leaves them out (run them with
+# `.venv/bin/python -m pytest tests -m slow`).
 unit: install
-	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/lab
+	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/lab -m "not slow"
 
 # Outputs, execution times and saved widget states go; cell tags, figure captions (mystnb), the kernel and the
 # language stay.

@@ -25,7 +25,7 @@ def plot_plm_variants(res: Results, ax=None):
     lo = min(res.get(e, "node").min() for e in ("minilm", "tfidf"))
     ax.set_ylim(lo - 0.05, 0.9)
     ax.set_ylabel("test accuracy (16 classes)")
-    ax.set_title("Node classification, logistic regression on PLM features (eq. teg-plm)")
+    ax.set_title("Node classification, logistic regression on PLM features")
     ax.legend(loc="upper left", fontsize=8)
     return ax
 
