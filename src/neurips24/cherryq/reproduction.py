@@ -76,21 +76,16 @@ def checks(real: RealResult, toy) -> dict:
         control={"name": f"random cherries, {f}", "measured": _ratio_record(ctrl)},
         paper="CherryQ below the RTN-type baselines at 3 bits (with training)", paper_source="Sec. 6.2, Table 1")
 
-    iv = paired_ratio(real.nll[f"impact {f}"], real.nll[f"magnitude {f}"])
-    ctrl = paired_ratio(real.nll[f"random {f}"], real.nll[f"magnitude {f}"])
-    out["cherryq.impact_vs_magnitude"] = dict(
-        claim=f"cherries chosen by impact beat cherries chosen by magnitude (3-bit PTQ, {f}; ratio < 1)",
-        measured=_ratio_record(iv), test=lower, interval=iv,
-        control={"name": "random cherries against magnitude", "measured": _ratio_record(ctrl)},
-        paper="impact is the best selection criterion", paper_source="Sec. 6.4")
-
-    iv = paired_ratio(real.nll[f"impact {f}"], real.nll[f"activation {f}"])
-    ctrl = paired_ratio(real.nll[f"random {f}"], real.nll[f"activation {f}"])
-    out["cherryq.impact_vs_activation"] = dict(
-        claim=f"cherries chosen by impact beat cherries chosen by input activation (3-bit PTQ, {f}; ratio < 1)",
-        measured=_ratio_record(iv), test=lower, interval=iv,
-        control={"name": "random cherries against activation", "measured": _ratio_record(ctrl)},
-        paper="impact is the best selection criterion (weight, activation, impact)", paper_source="Sec. 6.4")
+    for other, paper in (("magnitude", "impact is the best selection criterion"),
+                         ("activation", "impact is the best selection criterion (weight, activation, impact)")):
+        iv = paired_ratio(real.nll[f"impact {f}"], real.nll[f"{other} {f}"])
+        ctrl = paired_ratio(real.nll[f"random {f}"], real.nll[f"{other} {f}"])
+        what = "magnitude" if other == "magnitude" else "input activation"
+        out[f"cherryq.impact_vs_{other}"] = dict(
+            claim=f"cherries chosen by impact beat cherries chosen by {what} (3-bit PTQ, {f}; ratio < 1)",
+            measured=_ratio_record(iv), test=lower, interval=iv,
+            control={"name": f"random cherries against {other}", "measured": _ratio_record(ctrl)},
+            paper=paper, paper_source="Sec. 6.4")
 
     iv = paired_ratio(tail_nll(real, "CherryQ (impact)"), tail_nll(real, "QAT"))
     ctrl = paired_ratio(tail_nll(real, "CherryQ (random)"), tail_nll(real, "QAT"))

@@ -15,20 +15,15 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from .data import _check_image
+
 NAMES = ("EN", "SD", "AG", "EI", "SF", "SCD", "CE", "SSIM")
 
 
 def _img(name, x, shape=None) -> np.ndarray:
-    a = np.asarray(x)
-    if a.ndim != 2 or min(a.shape) < 8:
-        raise ValueError(f"{name} must be a 2-d image of at least 8 x 8 pixels, got shape {a.shape}")
-    if not np.issubdtype(a.dtype, np.number) or np.iscomplexobj(a):
-        raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
-    a = a.astype(np.float64)
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if a.min() < 0 or a.max() > 1:
-        raise ValueError(f"{name} must lie in [0, 1] (it is read as x · 255), got [{a.min():.3g}, {a.max():.3g}]")
+    """``x`` checked as :func:`neurips24.ttd.data` checks its images (2-d, real, finite, in [0, 1]), of ``shape``
+    when given, on the 0–255 scale the metrics read."""
+    a = _check_image(name, x)
     if shape is not None and a.shape != shape:
         raise ValueError(f"{name} must have the fused image's shape {shape}, got {a.shape}")
     return 255.0 * a
