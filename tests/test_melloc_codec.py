@@ -57,7 +57,7 @@ def test_poisson_uses_mechanism_and_beats_zstd():
     u = make_field("poisson", 128, np.float32)
     blob = compress(u, backend="zstd")
     info = melloc.inspect(blob)
-    assert info[0]["mode"] == "mechanism" and (info[0]["a"], info[0]["b"]) == (1, 0)
+    assert info[0]["mode"] == "mechanism" and info[0]["template"] == "Δ5" and info[0]["decoder"] == "march"
     assert len(blob) < len(zstandard.ZstdCompressor(level=19).compress(u.tobytes()))
 
 
@@ -149,8 +149,8 @@ def _reseal(body: bytes) -> bytes:
 
 def test_newer_and_older_version_refused(blob):
     body = bytearray(blob[:-4])
-    body[4] = 3
-    with pytest.raises(FormatError, match="version 3 is newer"):
+    body[4] = 4
+    with pytest.raises(FormatError, match="version 4 is newer"):
         decompress(_reseal(bytes(body)))
     body[4] = 1
     with pytest.raises(FormatError, match="no content digest"):
@@ -263,7 +263,7 @@ def test_resealed_flips_never_decode_wrong_values(blob):
 
 def test_digest_catches_a_wrong_decode(blob):
     body = _body(blob)
-    body[-1] ^= 0xFF                              # last byte of the stored BLAKE2b digest
+    body[-1] ^= 0xFF                              # last byte of the stored content digest
     with pytest.raises(FormatError, match="digest"):
         decompress(_reseal(bytes(body)))
 
@@ -276,3 +276,66 @@ def test_mode_mechanism_and_generic():
     assert len(compress(u)) <= len(forced)
     with pytest.raises(ValueError, match="mode"):
         compress(u, mode="fast")
+
+
+# ----- the wider family: both decoders, crafted templates, the digest kinds (format version 3) --------------
+
+HEADER_2D = 8 + 2 * 8 + 12          # magic..flags, shape, tiles + n_blocks: the first block record starts here
+
+
+@pytest.mark.parametrize(("stencil", "decoder"), [(melloc.stencil.template(1, 4), "march"),
+                                                  (melloc.stencil.template(1, 1, p=1), "march"),
+                                                  (melloc.stencil.stencil_matrix(1, 1), "fft"),
+                                                  (melloc.stencil.template(3, 3, e=1), "fft")])
+def test_operator_fields_use_their_template_and_decoder(stencil, decoder):
+    from neurips24.melloc.fields import operator_field
+
+    u = operator_field(stencil, 192, np.float64, seed=0)
+    blob = compress(u, mode="mechanism")
+    info = melloc.inspect(blob)[0]
+    assert np.array_equal(info["stencil"], stencil) and info["decoder"] == decoder
+    assert same_bits(decompress(blob), u)
+
+
+@pytest.fixture(scope="module")
+def mech_blob():
+    blob = compress(make_field("poisson", 32, np.float32), mode="mechanism")
+    assert melloc.inspect(blob)[0]["decoder"] == "march"
+    return blob
+
+
+def test_crafted_singular_or_unmarchable_stencil_rejected(mech_blob):
+    body = _body(mech_blob)
+    assert body[HEADER_2D] == 2                   # a marching record
+    for bad, why in [([1, 0, 1, 0, -4, 0, 1, 0, 1], "invertible"),      # Δx: symbol zero at (π, π)
+                     ([-1, 2, -1, 2, -4, 2, -1, 2, -1], "invertible"),  # 2Δ5 − Δx, the t = 2 trap
+                     ([1, 1, 1, 1, -8, 1, 1, 1, 1], "cannot march")]:   # in the family, but cannot march
+        crafted = bytearray(body)
+        crafted[HEADER_2D + 1:HEADER_2D + 10] = np.array(bad, np.int8).tobytes()
+        with pytest.raises(FormatError, match=why):
+            decompress(_reseal(bytes(crafted)))
+
+
+def test_crafted_flags_rejected(blob):
+    body = _body(blob)
+    body[7] = 7                                   # unknown digest kind
+    with pytest.raises(FormatError, match="flags"):
+        decompress(_reseal(bytes(body)))
+
+
+def test_both_digest_kinds_and_version_2_read(monkeypatch):
+    from neurips24.melloc import container
+
+    u = make_field("heat", 40, np.float64)
+    monkeypatch.setattr(container, "default_digest", lambda: container.BLAKE2B)
+    monkeypatch.setattr(melloc.codec, "default_digest", lambda: container.BLAKE2B)
+    old = compress(u)
+    assert old[7] == container.BLAKE2B and same_bits(decompress(old), u)
+    body = _body(old)
+    body[4] = 2                                   # a version-2 container (BLAKE2b) is still read
+    assert same_bits(decompress(_reseal(bytes(body))), u)
+    monkeypatch.undo()
+    pytest.importorskip("xxhash")
+    new = compress(u)
+    assert new[4] == 3 and new[7] == container.XXH3 and same_bits(decompress(new), u)
+    assert container.digest(u, container.XXH3) != container.digest(u, container.BLAKE2B)

@@ -8,7 +8,7 @@ from neurips24.melloc import compress, decompress
 from neurips24.melloc.experiment import inpaint_gain, real_field
 from neurips24.melloc.fields import KINDS, make_field
 from neurips24.melloc.inpaint import plane_fill
-from neurips24.melloc.stencil import apply_stencil
+from neurips24.melloc.stencil import apply_stencil, stencil_matrix
 
 
 def same_bits(a, b):
@@ -31,7 +31,7 @@ def test_plane_fill_reproduces_an_integer_plane_and_zeroes_the_residual():
     hole = ((i - 20) ** 2 + (j - 25) ** 2 < 64) | ((i - 5) ** 2 + (j - 40) ** 2 < 9)     # two components
     filled = plane_fill(np.where(hole, 0, plane), hole)
     assert np.array_equal(filled, plane)
-    f = apply_stencil(filled, 1, 1)[1:-1, 1:-1]                   # every template annihilates the plane
+    f = apply_stencil(filled, stencil_matrix(1, 1))[1:-1, 1:-1]                   # every template annihilates the plane
     assert not f.any()
 
 

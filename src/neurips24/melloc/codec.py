@@ -1,16 +1,20 @@
 """``compress(u) -> bytes`` and ``decompress(blob) -> ndarray``: bitwise-lossless MeLLoC for float arrays.
 
 The array is cut into 2-D blocks (the last two axes, tiled); each block is coded either by the *mechanism*
-(exact integer map → learned template → source term + boundary seam → entropy backend; decoded by the
-FFT solve) or, where that cannot apply or does not pay, by a *generic* backend on the raw floats. The
-encoder keeps whichever is shorter, so no block is ever coded worse than the generic backend (plus a few
+(exact integer map → learned template → source term + boundary → entropy backend; decoded by integer
+marching or the iterated FFT solve) or, where that cannot apply or does not pay, by a *generic* backend on the
+raw floats. The encoder keeps whichever is shorter, so no block is ever coded worse than the generic backend (plus a few
 bytes of header) and no block is ever decoded to a wrong value.
 
 Block record after the container header (``container``)::
 
     mode u8   0 = generic: codec u8, length u64, payload (the floats)
-              1 = mechanism: stencil 9 × i8, k i32, anchor i64, work dtype u8 (4 or 8), then three streams
-                  (source term, boundary seam, exceptions), each: codec u8, count u64, length u64, payload
+              1 = mechanism, FFT decode: stencil 9 × i8, k i32, anchor i64, work dtype u8 (4 or 8), then three
+                  streams (source term, boundary seam, exceptions), each: codec u8, count u64, length u64, payload
+              2 = mechanism, marching decode (templates with ``stencil.can_march``): stencil 9 × i8, k i32,
+                  work dtype u8, then the same three streams; the boundary stream holds the source term's two
+                  side columns (rows 1 … H − 2) and the first two rows of q (row 0 as differences along the
+                  row, row 1 minus row 0) instead of the periodic seam
 """
 from __future__ import annotations
 
@@ -20,23 +24,25 @@ from functools import cache
 import numpy as np
 
 from . import backends
-from .container import FormatError, Reader, digest, open_container, pack_header, seal
+from .container import FormatError, Reader, default_digest, digest, open_container, pack_header, seal
 from .inpaint import plane_fill
 from .intmap import float_to_int, int_to_float
 from .stencil import (
     SolveError,
     apply_stencil,
-    coefficients_from_matrix,
+    can_march,
+    describe,
+    in_family,
     learn_stencil,
+    solve_march,
     solve_periodic,
-    stencil_matrix,
     work_dtype,
 )
 
 MIN_SIDE = 8                  # smallest block side the mechanism is tried on
 MIN_RECORD = 10               # bytes of the shortest block record (generic: mode, codec, length)
 MAX_EXCEPTION_FRACTION = 0.25  # beyond this a block goes to the generic backend
-GENERIC, MECHANISM = 0, 1
+GENERIC, MECHANISM, MARCH = 0, 1, 2
 
 
 @cache
@@ -98,24 +104,31 @@ def _mechanism_record(u: np.ndarray, backend: str, level: int, verify: bool,
         hole = np.zeros(u.size, dtype=bool)
         hole[exc_index] = True
         q = plane_fill(q, hole.reshape(H, W))
-    _, a, b = learn_stencil(q)
-    wd = work_dtype(int(np.abs(q).max()), a, b)
+    m = learn_stencil(q)
+    wd = work_dtype(int(np.abs(q).max()), m)
     qw = q.astype(wd)
-    f = apply_stencil(qw, a, b)                                        # exact source term, eq. (melloc-residual)
+    f = apply_stencil(qw, m)                                           # exact source term, eq. (melloc-residual)
+    march = can_march(m)
     if verify:
         try:
-            if not np.array_equal(solve_periodic(f, a, b, int(qw[0, 0])), qw):
+            back = (solve_march(f[1:-1], qw[:2], m) if march else solve_periodic(f, m, int(qw[0, 0])))
+            if not np.array_equal(back, qw):
                 return None
         except SolveError:
             return None
     source = f[1:-1, 1:-1].ravel()
-    seam = f.ravel()[ring_index(H, W)].astype(np.int64)
-    boundary = np.diff(seam, prepend=np.int64(0))
+    if march:
+        top = qw[:2].astype(np.int64)
+        boundary = np.concatenate([f[1:-1, 0], f[1:-1, -1], np.diff(top[0], prepend=np.int64(0)), top[1] - top[0]])
+    else:
+        seam = f.ravel()[ring_index(H, W)].astype(np.int64)
+        boundary = np.diff(seam, prepend=np.int64(0))
     exceptions = np.concatenate([np.diff(exc_index, prepend=np.int64(0)), exc_bits.view(f"i{exc_bits.itemsize}")
                                  .astype(np.int64)]) if exc_index.size else np.zeros(0, np.int64)
-    parts = [struct.pack("<B", MECHANISM), stencil_matrix(a, b).astype(np.int8).tobytes(),
+    parts = [struct.pack("<B", MARCH if march else MECHANISM), m.astype(np.int8).tobytes(),
+             struct.pack("<iB", k, np.dtype(wd).itemsize) if march else
              struct.pack("<iqB", k, int(qw[0, 0]), np.dtype(wd).itemsize)]
-    for arr in (source, boundary):
+    for arr in (source, boundary.astype(np.int64)):
         codec, raw = backends.encode_best(arr, backend, level)
         parts.append(_stream(codec, arr.size, raw))
     parts.append(_stream("zstd", exc_index.size, backends.encode(exceptions, "zstd", level)))
@@ -164,8 +177,10 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
         raise TypeError(f"inpaint must be a bool, got {inpaint!r}")
     if not (isinstance(tile, (int, np.integer)) and tile >= MIN_SIDE):
         raise ValueError(f"tile must be an integer >= {MIN_SIDE}, got {tile!r}")
+    kind = default_digest()
     if u.ndim < 2 or u.shape[-1] < MIN_SIDE or u.shape[-2] < MIN_SIDE or u.size == 0:
-        return seal(pack_header(u.dtype, u.shape, (0, 0), 1) + _generic_record(u, backend, level) + digest(u))
+        return seal(pack_header(u.dtype, u.shape, (0, 0), 1, kind) + _generic_record(u, backend, level)
+                    + digest(u, kind))
     stack = u.reshape(-1, *u.shape[-2:])
     records = []
     for s, rs, cs in _blocks(u.shape, (tile, tile)):
@@ -176,7 +191,8 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
             continue
         generic = _generic_record(block, backend, level)
         records.append(mech if mech is not None and len(mech) < len(generic) else generic)
-    return seal(pack_header(u.dtype, u.shape, (tile, tile), len(records)) + b"".join(records) + digest(u))
+    return seal(pack_header(u.dtype, u.shape, (tile, tile), len(records), kind) + b"".join(records)
+                + digest(u, kind))
 
 
 def _read_stream(rd: Reader, dtype, expected: int | None = None) -> np.ndarray:
@@ -203,20 +219,23 @@ def _decode_block(rd: Reader, dtype, shape: tuple[int, ...], device: str) -> np.
         except ValueError as err:
             raise FormatError(str(err)) from err
         return out.reshape(shape)
-    if mode != MECHANISM or len(shape) != 2:
+    if mode not in (MECHANISM, MARCH) or len(shape) != 2:
         raise FormatError(f"invalid MeLLoC block mode {mode}")
     H, W = shape
-    c = np.frombuffer(rd.take(9), np.int8).reshape(3, 3)
-    try:
-        a, b = coefficients_from_matrix(c)
-    except ValueError as err:
-        raise FormatError(str(err)) from err
-    k, anchor, itemsize = rd.unpack("<iqB")
+    m = np.frombuffer(rd.take(9), np.int8).reshape(3, 3).astype(np.int64)
+    if not in_family(m, H, W):
+        raise FormatError(f"stencil {m.tolist()} is not an invertible template of the family on a {H}x{W} grid")
+    if mode == MARCH and not can_march(m):
+        raise FormatError(f"stencil {m.tolist()} cannot march (a marching block needs a bottom row [0, l, 0])")
+    if mode == MARCH:
+        (k, itemsize), anchor = rd.unpack("<iB"), 0
+    else:
+        k, anchor, itemsize = rd.unpack("<iqB")
     if itemsize not in (4, 8):
         raise FormatError(f"invalid work dtype size {itemsize}")
     wd = np.dtype(f"i{itemsize}")
     source = _read_stream(rd, wd, (H - 2) * (W - 2))
-    seam = np.cumsum(_read_stream(rd, np.int64, 2 * H + 2 * W - 4))
+    boundary = _read_stream(rd, np.int64, 2 * H + 2 * W - 4)
     cid, n_exc, length = rd.unpack("<BQQ")
     if n_exc > size or cid not in backends.CODEC_NAMES:
         raise FormatError("invalid exception stream in MeLLoC block")
@@ -227,21 +246,34 @@ def _decode_block(rd: Reader, dtype, shape: tuple[int, ...], device: str) -> np.
     exc_index = np.cumsum(exc[:n_exc])
     if n_exc and (exc_index[0] < 0 or exc_index[-1] >= size or np.any(exc[1:n_exc] <= 0)):
         raise FormatError("MeLLoC exception indices out of range")
+    if mode == MARCH:
+        n = 2 * (H - 2)
+        top = np.cumsum(boundary[n:n + W])
+        parts = (boundary[:n], top, top + boundary[n + W:])
+    else:
+        parts = (np.cumsum(boundary),)
     info = np.iinfo(wd)
-    if not (info.min <= anchor <= info.max) or (seam.size and (seam.min() < info.min or seam.max() > info.max)):
+    if not (info.min <= anchor <= info.max) or any(p.size and (p.min() < info.min or p.max() > info.max)
+                                                     for p in parts):
         raise FormatError("MeLLoC block values out of range for its work dtype")
-    f = np.empty((H, W), dtype=wd)
-    f[1:-1, 1:-1] = source.reshape(H - 2, W - 2)
-    f.reshape(-1)[ring_index(H, W)] = seam
-    try:
-        if device == "gpu":
-            from .kernels import solve_periodic_gpu
+    if mode == MARCH:
+        f = np.empty((H - 2, W), dtype=wd)
+        f[:, 1:-1] = source.reshape(H - 2, W - 2)
+        f[:, 0], f[:, -1] = parts[0][:H - 2], parts[0][H - 2:]
+        q = solve_march(f, np.stack(parts[1:]).astype(wd), m)
+    else:
+        f = np.empty((H, W), dtype=wd)
+        f[1:-1, 1:-1] = source.reshape(H - 2, W - 2)
+        f.reshape(-1)[ring_index(H, W)] = parts[0]
+        try:
+            if device == "gpu":
+                from .kernels import solve_periodic_gpu
 
-            q = solve_periodic_gpu(f, a, b, anchor)
-        else:
-            q = solve_periodic(f, a, b, anchor)
-    except SolveError as err:
-        raise FormatError(f"MeLLoC block does not decode exactly: {err}") from err
+                q = solve_periodic_gpu(f, m, anchor)
+            else:
+                q = solve_periodic(f, m, anchor)
+        except SolveError as err:
+            raise FormatError(f"MeLLoC block does not decode exactly: {err}") from err
     bits = exc[n_exc:].astype(np.dtype(f"u{np.dtype(dtype).itemsize}")) if n_exc else None
     return int_to_float(q, k, dtype, exc_index, bits)
 
@@ -274,7 +306,7 @@ def decompress(blob, device: str = "cpu") -> np.ndarray:
     # count must match shape and tiling and fit the remaining bytes (each record is at least MIN_RECORD
     # bytes), every stream must declare exactly the values its block needs and decode to them (the zstd
     # decoder grows its output with the real data), and the array is assembled only after every block
-    # decoded. A decode that does not reproduce the original bits fails the BLAKE2b digest.
+    # decoded. A decode that does not reproduce the original bits fails the content digest.
     if n_blocks * MIN_RECORD > rd.left:
         raise FormatError(f"MeLLoC header says {n_blocks} blocks, the container holds {rd.left} bytes of them")
     if tile == (0, 0):
@@ -289,19 +321,23 @@ def decompress(blob, device: str = "cpu") -> np.ndarray:
                               f"{_n_blocks(shape, tile)}")
         parts = [(s, rs, cs, _decode_block(rd, dtype, (rs.stop - rs.start, cs.stop - cs.start), device))
                  for s, rs, cs in _blocks(shape, tile)]
-        out = np.empty(shape, dtype=dtype)           # every value of it has now been decoded
-        stack = out.reshape(-1, *shape[-2:])
-        for s, rs, cs, block in parts:
-            stack[s, rs, cs] = block
+        if len(parts) == 1 and parts[0][3].shape == shape:
+            out = parts[0][3]                        # one block is the whole array: no copy
+        else:
+            out = np.empty(shape, dtype=dtype)       # every value of it has now been decoded
+            stack = out.reshape(-1, *shape[-2:])
+            for s, rs, cs, block in parts:
+                stack[s, rs, cs] = block
     if rd.pos != len(rd.data):
         raise FormatError(f"MeLLoC container has {len(rd.data) - rd.pos} unread bytes")
-    if digest(out) != rd.digest:
+    if digest(out, rd.digest_kind) != rd.digest:
         raise FormatError("MeLLoC content digest mismatch: the decoded array is not the one that was compressed")
     return out
 
 
 def inspect(blob) -> list[dict]:
-    """Per-block summary of a container: mode, stencil (a, b), scale k, stream codecs and byte counts."""
+    """Per-block summary of a container: mode, decoder (march/fft), stencil and its formula, scale k, stream codecs
+    and byte counts."""
     dtype, shape, tile, n_blocks, rd = open_container(blob)
     out = []
     for _ in range(n_blocks):
@@ -312,9 +348,10 @@ def inspect(blob) -> list[dict]:
             rd.take(length)
             out.append({"mode": "generic", "codec": backends.CODEC_NAMES.get(cid, "?"), "bytes": rd.pos - start})
             continue
-        a, b = coefficients_from_matrix(np.frombuffer(rd.take(9), np.int8).reshape(3, 3))
-        k, anchor, _ = rd.unpack("<iqB")
-        rec = {"mode": "mechanism", "a": a, "b": b, "t": a / (a + b), "k": k}
+        m = np.frombuffer(rd.take(9), np.int8).reshape(3, 3).astype(np.int64)
+        k = rd.unpack("<iB")[0] if mode == MARCH else rd.unpack("<iqB")[0]
+        rec = {"mode": "mechanism", "decoder": "march" if mode == MARCH else "fft", "stencil": m,
+               "template": describe(m), "k": k}
         for name in ("source", "boundary", "exceptions"):
             cid, count, length = rd.unpack("<BQQ")
             rd.take(length)

@@ -77,9 +77,21 @@ def float_to_int(u: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray
 
 def int_to_float(q: np.ndarray, k: int, dtype, exc_index: np.ndarray | None = None,
                  exc_bits: np.ndarray | None = None) -> np.ndarray:
-    """Inverse of :func:`float_to_int`: ``u = q · 2^(−k)`` in ``dtype``, exceptions restored bit for bit."""
+    """Inverse of :func:`float_to_int`: ``u = q · 2^(−k)`` in ``dtype``, exceptions restored bit for bit.
+
+    Fast path (the decoder's): convert ``q`` to ``dtype`` and multiply by the power of two ``2^(−k)`` in
+    ``dtype``. Both steps are exact when ``q`` came from values of ``dtype``: ``q`` is then such a value times
+    a power of two (its significand fits), and the product of exact factors that is representable (it is the
+    original value) is exactly rounded. When ``2^(−k)`` itself is not representable in ``dtype`` the float64
+    ``ldexp`` path is taken. (A damaged stream may round somewhere; the container's digest catches that.)
+    """
     dtype = np.dtype(dtype)
-    u = np.ldexp(q.astype(np.float64), -int(k)).astype(dtype)
+    scale = np.ldexp(1.0, -int(k)) if -1100 < k < 1100 else 0.0
+    if scale != 0.0 and np.isfinite(scale) and float(dtype.type(scale)) == scale:
+        u = q.astype(dtype)
+        u *= dtype.type(scale)
+    else:
+        u = np.ldexp(q.astype(np.float64), -int(k)).astype(dtype)
     if exc_index is not None and exc_index.size:
         flat = u.reshape(-1)
         flat.view(_LAYOUT[dtype][0])[exc_index] = exc_bits

@@ -7,7 +7,7 @@ import numpy as np
 from .codec import compress, decompress, inspect
 from .fields import make_field
 from .intmap import float_to_int
-from .stencil import apply_stencil
+from .stencil import LAPLACE5, apply_stencil
 
 
 def plot_benchmark(result, dtype: str = "float32"):
@@ -44,8 +44,8 @@ def plot_explore(kind: str = "poisson", n: int = 256, n_sources: int = 6, seed: 
     blob = compress(u)
     assert np.array_equal(decompress(blob).view(np.uint32), u.view(np.uint32))
     info = inspect(blob)[0]
-    a, b = (info["a"], info["b"]) if info["mode"] == "mechanism" else (1, 0)
-    f = apply_stencil(float_to_int(u)[0], a, b)[1:-1, 1:-1]
+    m = info["stencil"] if info["mode"] == "mechanism" else LAPLACE5
+    f = apply_stencil(float_to_int(u)[0], m)[1:-1, 1:-1]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     im = ax1.imshow(u, cmap="inferno")
     fig.colorbar(im, ax=ax1, label="u (K)")
@@ -53,7 +53,8 @@ def plot_explore(kind: str = "poisson", n: int = 256, n_sources: int = 6, seed: 
     lim = np.percentile(np.abs(f), 99.5) or 1
     im = ax2.imshow(f, cmap="RdBu_r", vmin=-lim, vmax=lim)
     fig.colorbar(im, ax=ax2, label="f = K q (integer)")
-    mode = f"mechanism, a={a}, b={b}" if info["mode"] == "mechanism" else f"generic fallback ({info['codec']})"
+    mode = (f"mechanism, K = {info['template']}" if info["mode"] == "mechanism"
+            else f"generic fallback ({info['codec']})")
     ax2.set_title(f"source term; ratio {u.nbytes / len(blob):.2f} ({mode})")
     for ax in (ax1, ax2):
         ax.set_xticks([])
