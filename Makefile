@@ -76,15 +76,20 @@ unit: install
 NB_CLEAR := --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.preserve_cell_metadata_mask="['tags', 'mystnb']" \
 	--ClearMetadataPreprocessor.preserve_nb_metadata_mask="['kernelspec', ('language_info', 'name')]"
 
-# Every notebook runs once, with nbmake, writing its outputs in place; the book is then built from those
-# outputs (a copy of _config.yml in _build with execution off; the local extensions' path follows it) with
-# warnings as errors, and the outputs are cleared.
+# Every chapter runs once, as its Colab copy: `python -m neurips24.colab` writes fresh copies to _run/colab (what
+# `make colab` commits; not under _build, which nbmake never collects), nbmake runs them top to bottom in fresh
+# kernels, writing their outputs in place, and `--outputs-from` hands each copy's outputs to its chapter in
+# notebooks/ after checking, cell by cell, that the code is the same (it fails otherwise, and for a notebook that
+# is not in _toc.yml). The book is then built from those outputs (a copy of _config.yml in _build with execution
+# off; the local extensions' path follows it) with warnings as errors, and the chapters' outputs are cleared.
 notebooks: install assets
-	rm -rf $(NEURIPS24_CLAIMS_DIR)
+	rm -rf $(NEURIPS24_CLAIMS_DIR) _run/colab
 	mkdir -p _build && sed -e 's/execute_notebooks: force/execute_notebooks: "off"/' \
 	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
-	$(BIN)/python -m pytest --nbmake --nbmake-timeout=$(CELL_TIMEOUT) --overwrite notebooks -q -p no:cacheprovider; \
+	$(BIN)/python -m neurips24.colab --out _run/colab && $(BIN)/python -m pytest --nbmake \
+	    --nbmake-timeout=$(CELL_TIMEOUT) --overwrite _run/colab -q -p no:cacheprovider; \
 	status=$$?; \
+	$(BIN)/python -m neurips24.colab --outputs-from _run/colab || status=1; \
 	$(BIN)/python benchmarks/cell_times.py notebooks/*.ipynb; \
 	if [ $$status -eq 0 ]; then rm -rf _build/html && $(BIN)/python -m neurips24.status && \
 	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; fi; \
@@ -136,4 +141,4 @@ contract: install
 test: lint unit notebooks browser lab-test contract
 
 clean:
-	rm -rf _build .pytest_cache .ruff_cache
+	rm -rf _build _run .pytest_cache .ruff_cache

@@ -137,8 +137,13 @@ def test_every_toc_chapter_has_no_raw_myst_and_same_code(generated):
                 assert raw is None, f"{path}: raw MyST {raw.group(0)!r}"
         code = [c for c in copy["cells"] if c["cell_type"] == "code"]
         want = [c for c in source["cells"] if c["cell_type"] == "code"]
-        assert [(c["source"], c["metadata"].get("tags"), c.get("id")) for c in code] == \
-            [(c["source"], c["metadata"].get("tags"), c.get("id")) for c in want], path
+        assert [(colab.unfold_source(c), c["metadata"].get("tags"), c.get("id")) for c in code] == \
+            [(colab._cell_text(c), c["metadata"].get("tags"), c.get("id")) for c in want], path
+        for c in code:   # a solution is folded (Colab's form view, JupyterLab's hidden input), nothing else is
+            folded = "solution" in c["metadata"].get("tags", [])
+            assert (c["metadata"].get("cellView") == "form") == folded, (path, c.get("id"))
+            assert c["metadata"].get("jupyter", {}).get("source_hidden", False) == folded, (path, c.get("id"))
+            assert colab._cell_text(c).startswith(colab.SOLUTION_TITLE) == folded, (path, c.get("id"))
         assert all(c["outputs"] == [] and c["execution_count"] is None for c in code)
         assert "colab.research.google.com/github" not in text or f"/colab/{Path(path).name}" in text
 
@@ -170,3 +175,94 @@ def test_solution_markdown_still_renders_inside_details():
     html = markdown_it.MarkdownIt("commonmark").render(out)
     assert "<p><strong>Exercise 3.1 (T)</strong></p>" in html
     assert "<details>\n<summary>Solution</summary>\n<p><strong>Yes</strong>, $x$.</p>\n</details>" in html
+
+
+@pytest.mark.parametrize("source", ["x = 1\nassert x", ["x = 1\n", "assert x"]])
+def test_a_solution_cell_is_folded_for_colab_and_jupyterlab(source):
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# T"},
+                    {"cell_type": "code", "metadata": {"tags": ["hide-cell", "solution"], "scrolled": True},
+                     "source": source, "outputs": [{"output_type": "stream", "name": "stdout", "text": "ok"}],
+                     "execution_count": 3},
+                    {"cell_type": "code", "metadata": {"tags": ["hide-input"]}, "source": "y = 2",
+                     "outputs": [], "execution_count": None}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    new = colab.convert(nb, colab.Context(colab.Chapter("demo", 1), BIB))
+    solution, other = new["cells"][2], new["cells"][3]
+    assert solution["metadata"] == {"tags": ["hide-cell", "solution"], "cellView": "form",
+                                    "jupyter": {"source_hidden": True}}
+    assert colab._cell_text(solution) == "#@title Solution (double-click to open)\nx = 1\nassert x"
+    assert type(solution["source"]) is type(source)                      # the chapter's list/string form kept
+    assert colab.unfold_source(solution) == "x = 1\nassert x"
+    assert solution["outputs"] == [] and solution["execution_count"] is None
+    assert other["metadata"] == {"tags": ["hide-input"]} and colab.unfold_source(other) == "y = 2"
+    assert nb["cells"][1]["source"] == source and "cellView" not in nb["cells"][1]["metadata"]   # input unchanged
+
+
+def _executed(nb):
+    """A converted notebook as nbmake leaves it: outputs, counts and timings in every code cell."""
+    run = json.loads(json.dumps(nb))
+    run["metadata"]["language_info"] = {"name": "python", "version": "3.12.0"}
+    for n, cell in enumerate(c for c in run["cells"] if c["cell_type"] == "code"):
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": f"cell {n}\n"}]
+        cell["execution_count"] = n + 1
+        cell["metadata"]["execution"] = {"iopub.execute_input": "2026-01-01T00:00:00Z"}
+    return run
+
+
+def _chapter():
+    return {"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# T\n\n{glue}`x`"},
+                      {"cell_type": "code", "id": "b", "metadata": {"tags": ["remove-cell"]}, "source": "x = 1",
+                       "outputs": [], "execution_count": None},
+                      {"cell_type": "code", "id": "c", "metadata": {"tags": ["hide-cell", "solution"]},
+                       "source": ["y = 2\n", "assert y"], "outputs": [], "execution_count": None}],
+            "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def test_transplant_hands_the_copys_outputs_to_the_chapter():
+    chapter = _chapter()
+    run = _executed(colab.convert(chapter, colab.Context(colab.Chapter("demo", 1), BIB)))
+    new = colab.transplant_outputs(run, chapter, "demo")
+    code = [c for c in new["cells"] if c["cell_type"] == "code"]
+    assert [c["outputs"][0]["text"] for c in code] == ["cell 0\n", "cell 1\n"]
+    assert [c["execution_count"] for c in code] == [1, 2]
+    assert all("execution" in c["metadata"] for c in code) and "cellView" not in code[1]["metadata"]
+    assert [c["source"] for c in code] == ["x = 1", ["y = 2\n", "assert y"]]          # the chapter's, unfolded
+    assert new["metadata"]["language_info"]["version"] == "3.12.0"
+    assert chapter["cells"][1]["outputs"] == []                                       # the input is not changed
+
+
+@pytest.mark.parametrize("change", ["source", "id", "extra cell"])
+def test_transplant_fails_loudly_on_a_stale_copy(change):
+    chapter = _chapter()
+    run = _executed(colab.convert(chapter, colab.Context(colab.Chapter("demo", 1), BIB)))
+    if change == "source":
+        chapter["cells"][1]["source"] = "x = 2"
+    elif change == "id":
+        chapter["cells"][1]["id"] = "z"
+    else:
+        chapter["cells"].append(dict(chapter["cells"][1], id="d"))
+    with pytest.raises(ValueError, match=r"notebooks/demo\.ipynb: .*(code cell|code cells)"):
+        colab.transplant_outputs(run, chapter, "notebooks/demo.ipynb")
+
+
+def test_outputs_from_writes_each_chapter_and_reports_a_missing_copy(tmp_path, capsys):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\nparts:\n- caption: P\n  numbered: true\n"
+                                       "  chapters:\n  - file: notebooks/demo\n  - file: notebooks/other\n")
+    for stem in ("demo", "other"):
+        (tmp_path / "notebooks" / f"{stem}.ipynb").write_text(colab.dumps(_chapter()))
+    run_dir = tmp_path / "_build" / "colab"
+    run_dir.mkdir(parents=True)
+    run = _executed(colab.convert(_chapter(), colab.Context(colab.Chapter("demo", 1), BIB)))
+    (run_dir / "demo.ipynb").write_text(colab.dumps(run))
+    assert colab.main(["--root", str(tmp_path), "--outputs-from", str(run_dir)]) == 1   # "other" was not run
+    assert "no executed copy" in capsys.readouterr().err
+    demo = json.loads((tmp_path / "notebooks" / "demo.ipynb").read_text())
+    assert [c["execution_count"] for c in demo["cells"] if c["cell_type"] == "code"] == [1, 2]
+    other = json.loads((tmp_path / "notebooks" / "other.ipynb").read_text())
+    assert all(c.get("outputs", []) == [] for c in other["cells"])
+    (run_dir / "other.ipynb").write_text(colab.dumps(run))
+    assert colab.main(["--root", str(tmp_path), "--outputs-from", str(run_dir)]) == 0
+    (tmp_path / "notebooks" / "draft.ipynb").write_text(colab.dumps(_chapter()))   # a notebook outside the toc
+    assert colab.main(["--root", str(tmp_path), "--outputs-from", str(run_dir)]) == 1
+    assert "draft.ipynb is not a chapter of _toc.yml" in capsys.readouterr().err

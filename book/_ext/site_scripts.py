@@ -14,9 +14,13 @@
 - The Colab badge of each chapter's title card is the site's own copy (``_static/colab-badge.svg``): the notebooks
   name Colab's badge image (for GitHub and Colab), which a reader without network would see broken. Its link
   target does not change.
+- The header's Colab launch button opens the chapter's Colab copy, ``colab/<stem>.ipynb`` (as the badge does):
+  sphinx-book-theme builds it from the page's own path, ``notebooks/<stem>.ipynb``, whose MyST markup Colab shows
+  as raw text, and has no option to point one launcher elsewhere. Binder keeps the chapter.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 STATIC = Path(__file__).resolve().parent.parent / "_static"
@@ -58,6 +62,22 @@ def local_badge(app, pagename, templatename, context, doctree) -> None:
         context["body"] = context["body"].replace(COLAB_BADGE, context["pathto"]("_static/colab-badge.svg", 1))
 
 
+_CHAPTER_NOTEBOOK = re.compile(r"/notebooks/(?P<stem>[^/]+)\.ipynb$")
+
+
+def colab_launch_copy(app, pagename, templatename, context, doctree) -> None:
+    """Point the header's Colab launch button at ``colab/<stem>.ipynb`` instead of ``notebooks/<stem>.ipynb``."""
+    options = getattr(app.config, "html_theme_options", {}) or {}
+    colab = str((options.get("launch_buttons") or {}).get("colab_url") or "").rstrip("/")
+    if not colab:
+        return
+    for group in context.get("header_buttons", []):
+        for button in group.get("buttons", []) if isinstance(group, dict) else []:
+            url = button.get("url", "") if isinstance(button, dict) else ""
+            if url.startswith(colab + "/github/"):
+                button["url"] = _CHAPTER_NOTEBOOK.sub(r"/colab/\g<stem>.ipynb", url)
+
+
 def serve_static(app, config) -> None:
     config.html_static_path.append(str(STATIC))
 
@@ -68,4 +88,5 @@ def setup(app):
     app.add_js_file("neurips24.js")
     app.connect("html-page-context", mend_scripts, priority=900)   # after myst-nb has added the page's scripts
     app.connect("html-page-context", local_badge)
+    app.connect("html-page-context", colab_launch_copy, priority=502)   # after the theme's launch buttons (501)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

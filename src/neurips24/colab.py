@@ -23,10 +23,17 @@ The book's numbering is reproduced, not read from a build: chapters in ``numbere
 ``_toc.yml`` are numbered 1, 2, ... across parts (as Jupyter Book does), and inside chapter C the labelled
 equations, the figures (code cells with ``mystnb.figure.name``) and the exercises are numbered C.1, C.2, ...
 in order. Code cells are copied with the same source, id, tags and figure captions, and no outputs (as
-``make notebooks`` leaves the chapters, so a copy does not change while a chapter is being run). The output is
+``make notebooks`` leaves the chapters, so a copy does not change while a chapter is being run). A code cell tagged
+``solution`` (an executable exercise's solution, folded in the book by ``hide-cell``) is folded here too: Colab's
+form view (``metadata.cellView = "form"``, with ``#@title Solution (double-click to open)`` as its first line, the
+title Colab shows in place of the code) and JupyterLab's collapsed input (``metadata.jupyter.source_hidden``); the
+rest of its source is the chapter's. The output is
 deterministic, so ``--check`` (CI) fails when a committed copy differs from what would be generated.
 
-Run from the repository root: ``python -m neurips24.colab [--check] [--out colab]``.
+Run from the repository root: ``python -m neurips24.colab [--check] [--out colab]``. ``make notebooks`` executes
+freshly generated copies (``--out _run/colab``) and then writes their outputs into the chapters with
+``--outputs-from _run/colab`` (:func:`transplant_outputs`), so every Colab copy runs top to bottom in CI and the
+book is built from that one run.
 """
 from __future__ import annotations
 
@@ -54,6 +61,8 @@ _TARGET = re.compile(r"^\((?P<label>[A-Za-z0-9_:.-]+)\)=[ \t]*$")
 _EXPLICIT = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 #: Code-cell metadata a copy keeps (the Makefile's NB_CLEAR mask): run state such as execution times goes.
 _KEEP_CELL_METADATA = ("tags", "mystnb")
+#: The first line of a solution code cell in a copy: the title Colab's form view shows instead of the code.
+SOLUTION_TITLE = "#@title Solution (double-click to open)\n"
 #: What a generated notebook's markdown must not contain (tests/test_colab.py).
 RAW_MYST = re.compile(r"\{[a-z:-]+\}`|```\{|:::\{|:label:|:class:")
 GLUE_NOTE = (
@@ -439,6 +448,28 @@ def _colab_badge(text: str, stem: str, out_dir: str) -> str:
                   rf"\g<1>{out_dir}/{stem}.ipynb", text)
 
 
+def fold_solution(cell: dict) -> dict:
+    """Fold a solution code cell in place: Colab's form view with a title line, and JupyterLab's hidden input.
+
+    The source gets :data:`SOLUTION_TITLE` as its first line (Colab shows the title and hides the code until the
+    reader double-clicks it); ``metadata.cellView = "form"`` (Colab) and ``metadata.jupyter.source_hidden``
+    (JupyterLab, Notebook 7) are set. Returns ``cell``.
+    """
+    text = SOLUTION_TITLE + _cell_text(cell)
+    cell["source"] = text if isinstance(cell.get("source"), str) else _split_source(text)
+    cell["metadata"]["cellView"] = "form"
+    cell["metadata"].setdefault("jupyter", {})["source_hidden"] = True
+    return cell
+
+
+def unfold_source(cell: dict) -> str:
+    """A copy's code cell source as the chapter has it: :data:`SOLUTION_TITLE` removed from a folded solution."""
+    text = _cell_text(cell)
+    if cell.get("metadata", {}).get("cellView") == "form" and text.startswith(SOLUTION_TITLE):
+        return text[len(SOLUTION_TITLE):]
+    return text
+
+
 def convert(nb: dict, ctx: Context, out_dir: str = "colab") -> dict:
     """The Colab/Jupyter copy of one notebook (a new dict; ``nb`` is not changed)."""
     stem = ctx.chapter.stem
@@ -449,6 +480,8 @@ def convert(nb: dict, ctx: Context, out_dir: str = "colab") -> dict:
             cell["outputs"] = []
             cell["execution_count"] = None
             cell["metadata"] = {k: v for k, v in cell.get("metadata", {}).items() if k in _KEEP_CELL_METADATA}
+            if "solution" in cell["metadata"].get("tags", []):
+                fold_solution(cell)
         elif cell["cell_type"] == "markdown":
             text = _colab_badge(transform_markdown(_cell_text(cell), ctx), stem, out_dir)
             cell["source"] = _split_source(text)
@@ -505,8 +538,92 @@ README = """# Colab / Jupyter copies of the chapters (generated: do not edit)
 Each `<stem>.ipynb` here is written by `python -m neurips24.colab` (`make colab`) from `notebooks/<stem>.ipynb`:
 the same code cells, and markdown without MyST syntax (solutions collapsed, admonitions as blockquotes, citations
 and equation/figure numbers resolved), so that Colab and plain Jupyter show the chapter as the book does.
-Edit the chapter in `notebooks/` and regenerate; CI runs `python -m neurips24.colab --check`.
+Edit the chapter in `notebooks/` and regenerate; CI runs `python -m neurips24.colab --check`, and `make notebooks`
+executes every copy top to bottom (the book is built from their outputs).
 """
+
+
+#: Cell metadata an executed copy hands back to its chapter: nbclient's timings (benchmarks/cell_times.py reads them).
+_RUN_CELL_METADATA = ("execution",)
+#: Notebook metadata an executed copy hands back: the kernel's language details and any saved widget state.
+_RUN_NB_METADATA = ("language_info", "widgets")
+
+
+def transplant_outputs(executed: dict, chapter: dict, name: str = "notebook") -> dict:
+    """The chapter with the outputs of its executed Colab copy: what ``make notebooks`` builds the book from.
+
+    The copy's code cells are the chapter's (:func:`convert` changes only markdown, and a solution's first line,
+    which :func:`unfold_source` removes), so running the copy runs the chapter. Each code cell of ``chapter`` gets
+    the ``outputs``, ``execution_count`` and run metadata (``execution`` timings) of the copy's code cell at the
+    same position; the notebook gets the copy's ``language_info`` and widget state. Glued values and claim
+    cards are outputs, so they come along.
+
+    Parameters
+    ----------
+    executed : the executed copy (``colab/<stem>.ipynb`` after nbclient/nbmake), as a dict.
+    chapter : the chapter (``notebooks/<stem>.ipynb``), as a dict; not changed.
+    name : how errors name the notebook.
+
+    Returns
+    -------
+    dict, a new notebook.
+
+    Raises
+    ------
+    ValueError naming the notebook and the cell when the two do not have the same code cells (number, ids and
+    sources): the copy is stale, and its outputs would be the wrong chapter's.
+    """
+    new = copy.deepcopy(chapter)
+    mine = [c for c in new["cells"] if c["cell_type"] == "code"]
+    theirs = [c for c in executed["cells"] if c["cell_type"] == "code"]
+    if len(mine) != len(theirs):
+        raise ValueError(f"{name}: the executed copy has {len(theirs)} code cells, the chapter {len(mine)} "
+                         "(regenerate it: python -m neurips24.colab)")
+    for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+        if a.get("id") != b.get("id") or _cell_text(a) != unfold_source(b):
+            raise ValueError(f"{name}: code cell {i} (id {a.get('id')!r}) differs from the executed copy's "
+                             f"(id {b.get('id')!r}): regenerate the copy (python -m neurips24.colab)")
+        a["outputs"] = copy.deepcopy(b.get("outputs", []))
+        a["execution_count"] = b.get("execution_count")
+        for key in _RUN_CELL_METADATA:
+            if key in b.get("metadata", {}):
+                a.setdefault("metadata", {})[key] = copy.deepcopy(b["metadata"][key])
+    for key in _RUN_NB_METADATA:
+        if key in executed.get("metadata", {}):
+            new.setdefault("metadata", {})[key] = copy.deepcopy(executed["metadata"][key])
+    return new
+
+
+def outputs_from(executed_dir: Path, root: Path = ROOT) -> int:
+    """Write into each chapter of ``_toc.yml`` the outputs of its executed copy in ``executed_dir`` (in place).
+
+    Returns 0, or 1 after printing each chapter whose copy is missing or does not match (nothing is written for
+    those) and each ``notebooks/*.ipynb`` that is not in ``_toc.yml`` (it has no copy, so it was not run). See
+    :func:`transplant_outputs`.
+    """
+    failed = 0
+    chapters = toc_chapters(root / "_toc.yml")
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        if path.stem not in chapters:   # it has no copy, so `make notebooks` would not have run it
+            print(f"notebooks/{path.name} is not a chapter of _toc.yml: it was not run", file=sys.stderr)
+            failed = 1
+    for stem in chapters:
+        target, source = root / "notebooks" / f"{stem}.ipynb", Path(executed_dir) / f"{stem}.ipynb"
+        if not source.is_file():
+            print(f"no executed copy {source} for notebooks/{stem}.ipynb", file=sys.stderr)
+            failed = 1
+            continue
+        text = target.read_text(encoding="utf-8")
+        chapter = json.loads(text)
+        try:
+            new = transplant_outputs(json.loads(source.read_text(encoding="utf-8")), chapter, f"notebooks/{stem}.ipynb")
+        except ValueError as err:
+            print(err, file=sys.stderr)
+            failed = 1
+            continue
+        sort = json.dumps(chapter, indent=1, sort_keys=True, ensure_ascii=False) + "\n" == text   # keep its key order
+        target.write_text(json.dumps(new, indent=1, sort_keys=sort, ensure_ascii=False) + "\n", encoding="utf-8")
+    return failed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -516,8 +633,12 @@ def main(argv: list[str] | None = None) -> int:
     default_root = Path.cwd() if (Path.cwd() / "_toc.yml").is_file() else ROOT
     parser.add_argument("--root", default=str(default_root),
                         help="repository root (default: the current folder if it has _toc.yml, else this checkout)")
+    parser.add_argument("--outputs-from", metavar="DIR",
+                        help="instead: write the outputs of the executed copies in DIR into notebooks/")
     args = parser.parse_args(argv)
     root = Path(args.root)
+    if args.outputs_from:
+        return outputs_from(Path(args.outputs_from), root)
     wanted = generate(root, args.out)
     wanted[f"{args.out}/README.md"] = README
     folder = root / args.out

@@ -80,4 +80,7 @@ def test_page(browser_context, site_url, path):
         assert len(seen["text"]) > 3000, "the chapter has almost no text"
         assert seen["outputs"] >= 3 and seen["outputImages"] >= 1, (
             f"an empty chapter: {seen['outputs']} outputs, {seen['outputImages']} figures (did it run?)")
-        assert any(link.endswith(path.replace(".html", ".ipynb")) for link in seen["colabLinks"]), "no Colab link"
+        # the badge and the header's launch button both open the Colab copy (colab/<stem>.ipynb), never the MyST source
+        copy = path.replace("notebooks/", "colab/").replace(".html", ".ipynb")
+        assert len(seen["colabLinks"]) >= 2 and all(link.endswith(copy) for link in seen["colabLinks"]), \
+            f"Colab links that do not open {copy}: {seen['colabLinks']}"

@@ -3,6 +3,7 @@ from ..assets import load_smollm, smollm_available
 from . import (
     charlm,
     corpus,
+    exercises,
     experiment,
     impact,
     kernels,
@@ -30,7 +31,7 @@ from .qat import QuantLinear, quantized_weights, swap_in_quant_linears
 from .quantizer import fake_quantize, num_cherries, quantize_reference, select_cherries
 from .selection import cherry_scores
 
-__all__ = ["charlm", "corpus", "experiment", "impact", "kernels", "plots", "qat", "quantizer", "real",
+__all__ = ["charlm", "corpus", "exercises", "experiment", "impact", "kernels", "plots", "qat", "quantizer", "real",
            "reproduction", "selection", "smollm", "tables", "tail", "CONFIG", "PAPER_HS", "PAPER_LLAMA2_7B",
            "explore_ptq", "run_real_model", "run_real_training", "run_trainable", "fisher_lm", "heterogeneity_score",
            "per_sample_fisher", "QuantLinear", "quantized_weights", "swap_in_quant_linears", "fake_quantize",

@@ -10,7 +10,7 @@ Modules, in the order of the paper:
 - ``kernels``: a fused CUDA kernel (``edl_fused.cu``) for the loss, its gradient and the decomposition, beside
   its torch reference.
 """
-from . import data, dirichlet, experiment, kernels, models, objectives, plots
+from . import data, dirichlet, exercises, experiment, kernels, models, objectives, plots
 from .data import GaussianMixture, digits_split
 from .dirichlet import (
     aleatoric_uncertainty,
@@ -24,8 +24,8 @@ from .dirichlet import (
 from .experiment import explore_maps, run_digits, run_gaussian
 from .objectives import distill_loss, energy_score, evidential_alpha, optimal_alpha, target_alpha, unified_loss
 
-__all__ = ["data", "dirichlet", "experiment", "kernels", "models", "objectives", "plots", "GaussianMixture",
-           "digits_split",
+__all__ = ["data", "dirichlet", "exercises", "experiment", "kernels", "models", "objectives", "plots",
+           "GaussianMixture", "digits_split",
            "aleatoric_uncertainty", "ensemble_uncertainties", "epistemic_uncertainty", "kl_dirichlet",
            "total_evidence", "total_uncertainty", "uncertainties", "explore_maps", "run_digits", "run_gaussian",
            "distill_loss", "energy_score", "evidential_alpha", "optimal_alpha", "target_alpha", "unified_loss"]

@@ -5,10 +5,11 @@ Modules, in the paper's order: ``tasks`` (iterative tasks and the token layout, 
 ``metrics`` (accuracy, attention peakiness, §4), ``experiment`` (emergence, controls, transfer, grid, §3–§5),
 ``plots``, ``kernels`` (a fused causal attention that returns the maps: CUDA kernel and torch reference).
 """
-from . import experiment, kernels, metrics, model, plots, tasks, train
+from . import exercises, experiment, kernels, metrics, model, plots, tasks, train
 from .experiment import drop_ratio, run_emergence, run_grid, run_one_layer, run_transfer
 from .model import EnsembleTransformer
 from .tasks import TOKENS, make_dataset, states
 
-__all__ = ["experiment", "kernels", "metrics", "model", "plots", "tasks", "train", "drop_ratio", "run_emergence",
-           "run_grid", "run_one_layer", "run_transfer", "EnsembleTransformer", "TOKENS", "make_dataset", "states"]
+__all__ = ["exercises", "experiment", "kernels", "metrics", "model", "plots", "tasks", "train", "drop_ratio",
+           "run_emergence", "run_grid", "run_one_layer", "run_transfer", "EnsembleTransformer", "TOKENS",
+           "make_dataset", "states"]

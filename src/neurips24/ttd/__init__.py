@@ -14,7 +14,7 @@ Modules, in the order of the paper:
 - ``kernels``: a CUDA kernel (``rd_fuse.cu``) for the weights and the weighted feature fusion, beside its
   NumPy reference.
 """
-from . import classical, data, experiment, kernels, metrics, network, plots, weights
+from . import classical, data, exercises, experiment, kernels, metrics, network, plots, weights
 from .classical import laplacian_pyramid_fusion, wavelet_fusion
 from .data import FusionPair, infrared_visible_pair, multi_exposure_pair, multi_focus_pair
 from .experiment import evaluate, explore_gamma, run_fusion, train_networks
@@ -22,8 +22,8 @@ from .metrics import fusion_metrics
 from .network import FusionNet, fusion_loss, train_fusion, train_reconstruction
 from .weights import bound_terms, fuse, rd_weights, stack_sources, ttd_fuse, uni_source_loss
 
-__all__ = ["classical", "data", "experiment", "kernels", "metrics", "network", "plots", "weights",
-           "laplacian_pyramid_fusion", "wavelet_fusion", "FusionPair", "infrared_visible_pair",
-           "multi_exposure_pair", "multi_focus_pair", "evaluate", "explore_gamma", "run_fusion", "train_networks",
-           "fusion_metrics", "FusionNet", "fusion_loss", "train_fusion", "train_reconstruction", "bound_terms",
-           "fuse", "rd_weights", "stack_sources", "ttd_fuse", "uni_source_loss"]
+__all__ = ["classical", "data", "exercises", "experiment", "kernels", "metrics", "network", "plots", "weights",
+           "laplacian_pyramid_fusion", "wavelet_fusion", "FusionPair", "infrared_visible_pair", "multi_exposure_pair",
+           "multi_focus_pair", "evaluate", "explore_gamma", "run_fusion", "train_networks", "fusion_metrics",
+           "FusionNet", "fusion_loss", "train_fusion", "train_reconstruction", "bound_terms", "fuse", "rd_weights",
+           "stack_sources", "ttd_fuse", "uni_source_loss"]

@@ -1,0 +1,55 @@
+"""Executable exercises of the interpretable mesomorphic networks chapter (neurips24.exercise)."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from .model import linear_head
+
+TITLE = "Impacts and the bias"
+RTOL, ATOL = 1e-10, 1e-12
+
+
+def _cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(0)
+    return [(rng.standard_normal((n, M)), rng.standard_normal((n, M + 1, K))) for n, M, K in ((4, 3, 1), (20, 10, 3))]
+
+
+def check_linear_head(answer) -> bool:
+    """Say whether ``answer(x, W)`` returns the logits and the impacts of per-instance linear models (exercise
+    'Impacts and the bias' of the chapter): z_k = Σ_m x_m W_mk + W_{M+1,k} and a_mk = x_m W_mk.
+
+    Compared with :func:`neurips24.imn.model.linear_head` (torch, float64) to rtol 1e-10, atol 1e-12 on
+    random x (n, M) and W (n, M + 1, K) with (n, M, K) = (4, 3, 1) and (20, 10, 3) (seed 0).
+
+    Parameters
+    ----------
+    answer : callable, ``answer(x: (n, M) array, W: (n, M + 1, K) array) -> (logits (n, K), impacts (n, M, K))``.
+
+    Returns
+    -------
+    bool, True when both outputs match in every case; prints the verdict ("not attempted yet" for the scaffold).
+
+    Raises
+    ------
+    TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
+    """
+    cases = _cases()
+    first = attempt(answer, cases[0][0].copy(), cases[0][1].copy())
+    if first is NOT_ATTEMPTED:
+        return verdict(TITLE, first, False)
+    for i, (x, W) in enumerate(cases):
+        got = first if i == 0 else answer(x.copy(), W.copy())
+        want = [t.numpy() for t in linear_head(torch.from_numpy(x), torch.from_numpy(W))]
+        try:
+            logits, impacts = (np.asarray(g, dtype=np.float64) for g in got)
+            ok = all(g.shape == w.shape and np.allclose(g, w, rtol=RTOL, atol=ATOL)
+                     for g, w in zip((logits, impacts), want, strict=True))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            return verdict(TITLE, got, False, f"with x {x.shape} and W {W.shape} your (logits, impacts) differ from "
+                           f"imn.model.linear_head (shapes {want[0].shape} and {want[1].shape}).")
+    return verdict(TITLE, first, True, f"matches imn.model.linear_head to {RTOL:g} on {len(cases)} batches "
+                   "(binary and 3 classes).")
