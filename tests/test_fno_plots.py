@@ -78,3 +78,15 @@ def test_plot_slopes_draws_one_panel_per_variant_with_the_three_predictions():
     np.testing.assert_allclose(ax.lines[1].get_ydata(), res.predicted[0])      # lag-resolved, K = 2
     fine = ax.lines[0].get_xdata()
     np.testing.assert_allclose(ax.lines[0].get_ydata(), 0.5 * np.log(fine / 2))  # FC ½ log χ
+
+
+def test_plot_trainability_with_diverged_runs():
+    from neurips24.fno.plots import plot_trainability
+    from neurips24.fno.trainability import TrainabilityResult
+
+    loss = np.full((3, 2, 2), 0.05)
+    loss[2] = np.inf
+    res = TrainabilityResult(np.array([1.0, 2.0, 4.0]), np.array([4, 8]), np.array([0, 1]), loss,
+                             np.ones((3, 2, 2, 3)), {})
+    fig = plot_trainability(res, {4: 2.8, 8: 2.4}, tol=0.1)
+    assert len(fig.axes) == 3

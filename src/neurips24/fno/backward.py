@@ -210,11 +210,11 @@ def predicted_slope(sigma2: float, variant: str, *, n_modes: int, n_grid: int, d
 
 
 def edge_sigma2(variant: str, *, n_modes: int, n_grid: int, depth: int, activation: str = "relu",
-                bracket: tuple[float, float] = (0.5, 8.0)) -> float:
+                bracket: tuple[float, float] = (0.5, 8.0), sigma_b2: float = 0.0) -> float:
     """The finite-depth edge: the σ² at which the lag-resolved slope (:func:`predicted_slope`) is zero.
 
     Root by ``scipy.optimize.brentq`` inside ``bracket``. The fully-connected χ puts it at σ² = 2 for ReLU
-    whatever K and L.
+    whatever K and L. ``sigma_b2`` (σ_b² >= 0) is passed to :func:`predicted_slope`.
 
     Returns
     -------
@@ -227,4 +227,4 @@ def edge_sigma2(variant: str, *, n_modes: int, n_grid: int, depth: int, activati
     from scipy.optimize import brentq
 
     return float(brentq(lambda s: predicted_slope(s, variant, n_modes=n_modes, n_grid=n_grid, depth=depth,
-                                                  activation=activation), *bracket, xtol=1e-4))
+                                                  activation=activation, sigma_b2=sigma_b2), *bracket, xtol=1e-4))

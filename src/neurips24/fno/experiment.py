@@ -2,7 +2,8 @@
 
 - ``run_correlation``: tanh FNOs, Monte Carlo order parameter vs the mean-field recursion (σ², K grid).
 - ``run_gradients``: ReLU FNOs, ‖∂ℓ/∂Z^l‖ per layer by backprop (σ², K grid).
-- ``run_training``: deep ReLU FNOs trained on the heat equation from several initial σ².
+- ``run_training``: deep ReLU FNOs trained on the heat equation from several initial σ² at one depth (the first
+  version's experiment C; the chapter now runs the σ² × depth grid of ``trainability.run_trainability``).
 """
 from __future__ import annotations
 

@@ -132,3 +132,39 @@ def plot_spatial_maps(maps: dict, layers):
         ax.set_xlabel("position x")
     fig.colorbar(im, ax=axes, shrink=0.8, label="spatial correlation")
     return fig
+
+
+def plot_trainability(res, edges: dict, tol: float):
+    """The trainability grid: (left) median test loss against σ², one line per depth, with the threshold ``tol``;
+    (right) the fraction of seeds that train at each (σ², L), with the finite-depth edge σ²_edge(L)
+    (``edges``: depth → σ²) drawn over it.
+
+    ``res`` is a ``trainability.TrainabilityResult``; diverged runs (inf) are drawn at the top of the left axis.
+    """
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    finite = res.test_loss[np.isfinite(res.test_loss)]
+    ceiling = 2 * max(float(finite.max()) if finite.size else 1.0, 1.0)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for j, L in enumerate(res.depths):
+        med = np.median(np.where(np.isfinite(res.test_loss[:, j]), res.test_loss[:, j], ceiling), axis=-1)
+        ax.semilogy(res.sigma2, med, "o-", color=colours[j % len(colours)], label=f"L = {L}")
+        if int(L) in edges:
+            ax.axvline(edges[int(L)], color=colours[j % len(colours)], ls=":", lw=1)
+    ax.axhline(tol, color="k", ls="--", lw=1, label=f"trains: loss ≤ {tol:g}")
+    ax.set_xlabel("initial σ²")
+    ax.set_ylabel("test relative L² (median over seeds)")
+    ax.legend(fontsize=8)
+    frac = (res.test_loss <= tol).mean(axis=-1).T                     # (Ld, S)
+    im = ax2.imshow(frac, origin="lower", aspect="auto", cmap="Greens", vmin=0, vmax=1,
+                    extent=(-0.5, len(res.sigma2) - 0.5, -0.5, len(res.depths) - 0.5))
+    ax2.set_xticks(range(len(res.sigma2)), [f"{s:g}" for s in res.sigma2])
+    ax2.set_yticks(range(len(res.depths)), [str(L) for L in res.depths])
+    depth_idx = [j for j, L in enumerate(res.depths) if int(L) in edges]
+    ax2.plot([np.interp(edges[int(res.depths[j])], res.sigma2, np.arange(len(res.sigma2))) for j in depth_idx],
+             depth_idx, "k*-", label="finite-depth edge (lag-resolved)")
+    ax2.set_xlabel("initial σ²")
+    ax2.set_ylabel("depth L")
+    ax2.legend(fontsize=8, loc="upper right")
+    fig.colorbar(im, ax=ax2, label="fraction of seeds that train")
+    fig.tight_layout()
+    return fig
