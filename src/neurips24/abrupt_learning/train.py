@@ -1,0 +1,114 @@
+"""Training loop of the official code (``src/train.py``): Adam at a constant learning rate, a fresh batch of
+matrices every step, MSE over *all* m·n entries (masked and observed). We log the MSE on the masked and on the
+observed entries separately, on a fixed held-out batch, because the loss over all entries hides the masked error.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+
+import torch
+
+from .data import Tokenizer, _check_problem, entry_variance, sample_batch
+from .model import MatrixBERT
+
+
+@dataclass
+class Config:
+    """One training run. Official values: m = n = 7, r = 2, p_mask = 0.3, d = 768, layers = 4, heads = 8,
+    batch = 256, lr = 1e-4, steps = 50 000 (``src/configs/train.yaml``)."""
+
+    m: int = 7
+    n: int = 7
+    r: int = 2
+    p_mask: float = 0.3
+    d: int = 64
+    layers: int = 2
+    heads: int = 2
+    ffn: int | None = None
+    batch: int = 64
+    lr: float = 1e-3
+    steps: int = 2000
+    seed: int = 0
+    n_eval: int = 512
+    log_every: int = 100
+
+    def validate(self) -> Config:
+        _check_problem(self.m, self.n, self.r, self.p_mask)
+        for name in ("d", "layers", "heads", "batch", "steps", "n_eval", "log_every"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ValueError(f"lr must be > 0, got {self.lr}")
+        return self
+
+
+def masked_observed_mse(pred: torch.Tensor, X: torch.Tensor, observed: torch.Tensor) -> tuple[float, float]:
+    """(masked MSE, observed MSE): mean squared error over the hidden and over the shown entries.
+
+    pred : (B, m·n) or (B, m, n) float; X : (B, m, n) float; observed : (B, m, n) bool.
+    """
+    err = (pred.reshape(X.shape) - X) ** 2
+    return float(err[~observed].mean()), float(err[observed].mean())
+
+
+def build_model(cfg: Config) -> MatrixBERT:
+    """The encoder of ``cfg`` with the official vocabulary (2002 tokens), seeded by ``cfg.seed``."""
+    torch.manual_seed(cfg.seed)
+    return MatrixBERT(Tokenizer().vocab_size, cfg.m * cfg.n, cfg.d, cfg.layers, cfg.heads, cfg.ffn)
+
+
+def train(cfg: Config, checkpoint_steps=(), log_path=None, time_limit_s: float | None = None,
+          stop_when_masked_below: float | None = None):
+    """Train ``cfg``; return (model, log, checkpoints).
+
+    log : list of dicts {step, loss, masked, observed, seconds} evaluated on a fixed held-out batch of
+    ``cfg.n_eval`` matrices every ``cfg.log_every`` steps (step 0 included). checkpoints : {step: state_dict}
+    for each step in ``checkpoint_steps`` (after that many updates). ``log_path`` gets one JSON line per log
+    entry as it goes. Training stops early after ``time_limit_s`` seconds, or once the masked MSE falls below
+    ``stop_when_masked_below`` · Var(X_ij) (used by the search).
+    """
+    cfg.validate()
+    device = "cuda" if torch.cuda.is_available() else "cpu"     # full scale runs on a GPU where there is one
+    model = build_model(cfg).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    g = torch.Generator().manual_seed(cfg.seed + 1)
+    ev = sample_batch(cfg.n_eval, cfg.m, cfg.n, cfg.r, cfg.p_mask, torch.Generator().manual_seed(10_000 + cfg.seed))
+    ev_tokens = ev.tokens.to(device)
+    log, ckpts, t0 = [], {}, time.time()
+    fh = open(log_path, "a") if log_path else None
+    var = entry_variance(cfg.r)
+    want = set(int(s) for s in checkpoint_steps)
+    for step in range(cfg.steps + 1):
+        if step in want:
+            ckpts[step] = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+        if step % cfg.log_every == 0 or step == cfg.steps:
+            model.eval()
+            with torch.no_grad():
+                pred = model(ev_tokens).cpu()
+            model.train()
+            mk, ob = masked_observed_mse(pred, ev.X, ev.observed)
+            rec = dict(step=step, masked=mk, observed=ob, seconds=round(time.time() - t0, 1))
+            log.append(rec)
+            if fh:
+                fh.write(json.dumps(rec) + "\n")
+                fh.flush()
+            if stop_when_masked_below is not None and mk < stop_when_masked_below * var and step > 0:
+                break
+            if time_limit_s is not None and time.time() - t0 > time_limit_s:
+                break
+        if step == cfg.steps:
+            break
+        b = sample_batch(cfg.batch, cfg.m, cfg.n, cfg.r, cfg.p_mask, g)
+        loss = ((model(b.tokens.to(device)) - b.X.reshape(cfg.batch, -1).to(device)) ** 2).mean()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    if fh:
+        fh.close()
+    return model.cpu(), log, ckpts
+
+
+def config_dict(cfg: Config) -> dict:
+    return asdict(cfg)
