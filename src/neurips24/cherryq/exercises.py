@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .quantizer import quantize_reference
 
 TITLE = "A quantizer by hand"
@@ -38,19 +38,8 @@ def check_quantize_group(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, cases[0][0].copy(), cases[0][1])
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (w, bits) in enumerate(cases):
-        got = first if i == 0 else answer(w.copy(), bits)
-        want = quantize_reference(w[None, :], bits, w.size).weight[0]
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=0, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for w = {np.round(w, 3).tolist()} at {bits} bits you return "
-                           f"{got!r}; quantize_reference gives {np.round(want, 4).tolist()}.")
-    return verdict(TITLE, first, True, f"matches cherryq.quantize_reference to {ATOL:g} on {len(cases)} groups "
-                   "(2 to 4 bits).")
+    return check_cases(
+        TITLE, answer, cases, lambda w, bits: quantize_reference(w[None, :], bits, w.size).weight[0], atol=ATOL,
+        describe=lambda i, case, got, want: f"for w = {np.round(case[0], 3).tolist()} at {case[1]} bits you return "
+                                            f"{got!r}; quantize_reference gives {np.round(want, 4).tolist()}.",
+        summary=f"matches cherryq.quantize_reference to {ATOL:g} on {len(cases)} groups (2 to 4 bits).")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .vinfo import split_halves, v_information
 
 TITLE = "Ridge strength and the spread"
@@ -41,18 +41,8 @@ def check_v_information(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, *(a.copy() if isinstance(a, np.ndarray) else a for a in cases[0]))
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, case in enumerate(cases):
-        got = first if i == 0 else answer(*(a.copy() if isinstance(a, np.ndarray) else a for a in case))
-        want = v_information(*case)
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=RTOL, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"at λ = {case[-1]:g} you return {np.round(np.ravel(got), 4)}; "
-                           f"cx.v_information gives {np.round(want, 4)}.")
-    return verdict(TITLE, first, True, f"matches cx.v_information to {RTOL:g} at λ = 1, 0.001 and 10.")
+    return check_cases(
+        TITLE, answer, cases, v_information, rtol=RTOL, atol=ATOL,
+        describe=lambda i, case, got, want: f"at λ = {case[-1]:g} you return {np.round(np.ravel(got), 4)}; "
+                                            f"cx.v_information gives {np.round(want, 4)}.",
+        summary=f"matches cx.v_information to {RTOL:g} at λ = 1, 0.001 and 10.")

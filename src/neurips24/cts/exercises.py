@@ -1,12 +1,11 @@
 """Executable exercises of the combinatorial Thompson sampling chapter (neurips24.exercise)."""
 from __future__ import annotations
 
-import math
-
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .theory import switch_probability
 
 #: the decision sizes the check tries (small, the chapter's, and the paper's m = 35)
+TITLE = "When does the exact posterior give up?"
 SIZES = (1, 3, 10, 25, 35)
 RTOL = 1e-6
 
@@ -31,18 +30,7 @@ def check_switch_probability(answer) -> bool:
     ------
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
-    first = attempt(answer, SIZES[0])
-    if first is NOT_ATTEMPTED:
-        return verdict("When does the exact posterior give up?", first, False)
-    for m in SIZES:
-        got = first if m == SIZES[0] else answer(m)
-        want = switch_probability(m)["uniform_exact"]
-        try:
-            ok = math.isclose(float(got), want, rel_tol=RTOL)
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict("When does the exact posterior give up?", got, False,
-                           f"at m = {m} you return {got!r}; the Irwin–Hall tail is {want:.6g}.")
-    return verdict("When does the exact posterior give up?", first, True,
-                   f"matches the exact Irwin–Hall tail to {RTOL:g} (relative) at m = {', '.join(map(str, SIZES))}.")
+    return check_cases(
+        TITLE, answer, [(m,) for m in SIZES], lambda m: switch_probability(m)["uniform_exact"], rtol=RTOL,
+        describe=lambda i, case, got, want: f"at m = {case[0]} you return {got!r}; the Irwin–Hall tail is {want:.6g}.",
+        summary=f"matches the exact Irwin–Hall tail to {RTOL:g} (relative) at m = {', '.join(map(str, SIZES))}.")

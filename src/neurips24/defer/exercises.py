@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .losses import rl2d_surrogate
 
 TITLE = "The plateau value"
@@ -21,6 +21,11 @@ def _cases() -> list[tuple]:
     defer_all = np.zeros((N, n + 1))
     defer_all[:, -1] = 8.0                                          # s_⊥ ≈ 1: the plateau of the exercise
     return [(logits, y, wrong, 1.0), (logits, y, graded, 0.7), (defer_all, y, wrong, 1.0), (defer_all, y, wrong, 0.3)]
+
+
+def _reference(logits: np.ndarray, y: np.ndarray, cost: np.ndarray, q: float) -> np.ndarray:
+    """rl2d_surrogate on NumPy inputs: the (N,) per-point loss, float64."""
+    return rl2d_surrogate(torch.from_numpy(logits), torch.from_numpy(y), torch.from_numpy(cost), q).numpy()
 
 
 def check_rl2d_loss(answer) -> bool:
@@ -45,21 +50,9 @@ def check_rl2d_loss(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    copy = lambda case: tuple(a.copy() if isinstance(a, np.ndarray) else a for a in case)   # noqa: E731
-    first = attempt(answer, *copy(cases[0]))
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, case in enumerate(cases):
-        got = first if i == 0 else answer(*copy(case))
-        logits, y, cost, q = case
-        want = rl2d_surrogate(torch.from_numpy(logits), torch.from_numpy(y), torch.from_numpy(cost), q).numpy()
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=RTOL, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"case {i + 1} (q = {q}, cost {'0/1' if i != 1 else 'graded'}) differs "
-                           f"from rl2d_surrogate, whose mean loss there is {want.mean():.4g}.")
-    return verdict(TITLE, first, True, f"matches defer.losses.rl2d_surrogate to {RTOL:g} on {len(cases)} cases "
-                   "(q = 1, 0.7, 0.3; a deferring model included).")
+    return check_cases(
+        TITLE, answer, cases, _reference, rtol=RTOL, atol=ATOL,
+        describe=lambda i, case, got, want: f"case {i + 1} (q = {case[3]}, cost {'0/1' if i != 1 else 'graded'}) "
+                                            f"differs from rl2d_surrogate, whose mean loss there is {want.mean():.4g}.",
+        summary=f"matches defer.losses.rl2d_surrogate to {RTOL:g} on {len(cases)} cases "
+                "(q = 1, 0.7, 0.3; a deferring model included).")

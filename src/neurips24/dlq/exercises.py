@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .junta import make_junta
 from .queries import loss_derivative
 
@@ -39,20 +39,9 @@ def check_huber_derivative(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    u0, y0, d0 = cases[0]
-    first = attempt(answer, u0, y0.copy(), d0)
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (u, y, delta) in enumerate(cases):
-        got = first if i == 0 else answer(u, y.copy(), delta)
-        want = loss_derivative("huber", u, y, delta)
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=0, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"at u = {u}, δ = {delta}, y = {np.round(y[:4], 3).tolist()}... you "
-                           f"return {np.round(np.ravel(got)[:4], 3).tolist()}...; ℓ' is "
-                           f"{np.round(want[:4], 3).tolist()}...")
-    return verdict(TITLE, first, True, f"matches dlq.loss_derivative('huber') on {len(cases)} cases.")
+    return check_cases(
+        TITLE, answer, cases, lambda u, y, delta: loss_derivative("huber", u, y, delta), atol=ATOL,
+        describe=lambda i, case, got, want: f"at u = {case[0]}, δ = {case[2]}, y = {np.round(case[1][:4], 3).tolist()}"
+                                            f"... you return {np.round(np.ravel(got)[:4], 3).tolist()}...; ℓ' is "
+                                            f"{np.round(want[:4], 3).tolist()}...",
+        summary=f"matches dlq.loss_derivative('huber') on {len(cases)} cases.")

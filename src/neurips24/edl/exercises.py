@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .dirichlet import epistemic_uncertainty
 
 TITLE = "The floor at other λ"
@@ -39,20 +39,11 @@ def check_mutual_information(answer) -> bool:
     ------
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
-    cases = _cases()
-    first = attempt(answer, cases[0].copy())
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, alpha in enumerate(cases):
-        got = first if i == 0 else answer(alpha.copy())
-        want = epistemic_uncertainty(alpha)
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=RTOL, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for alpha = {np.round(alpha[0], 3).tolist()} (first row of case "
-                           f"{i + 1}) you return {np.ravel(got)[:1]!r}...; the mutual information is {want[0]:.6g}.")
-    return verdict(TITLE, first, True, f"matches edl.epistemic_uncertainty to {RTOL:g} on "
-                   f"{sum(len(a) for a in cases)} Dirichlets (C = 3 and 10).")
+    cases = [(alpha,) for alpha in _cases()]
+    return check_cases(
+        TITLE, answer, cases, epistemic_uncertainty, rtol=RTOL, atol=ATOL,
+        describe=lambda i, case, got, want: f"for alpha = {np.round(case[0][0], 3).tolist()} (first row of case "
+                                            f"{i + 1}) you return {np.ravel(got)[:1]!r}...; the mutual information is "
+                                            f"{want[0]:.6g}.",
+        summary=f"matches edl.epistemic_uncertainty to {RTOL:g} on {sum(len(alpha) for alpha, in cases)} Dirichlets "
+                "(C = 3 and 10).")

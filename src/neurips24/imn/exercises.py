@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .model import linear_head
 
 TITLE = "Impacts and the bias"
@@ -36,20 +36,11 @@ def check_linear_head(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, cases[0][0].copy(), cases[0][1].copy())
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (x, W) in enumerate(cases):
-        got = first if i == 0 else answer(x.copy(), W.copy())
-        want = [t.numpy() for t in linear_head(torch.from_numpy(x), torch.from_numpy(W))]
-        try:
-            logits, impacts = (np.asarray(g, dtype=np.float64) for g in got)
-            ok = all(g.shape == w.shape and np.allclose(g, w, rtol=RTOL, atol=ATOL)
-                     for g, w in zip((logits, impacts), want, strict=True))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"with x {x.shape} and W {W.shape} your (logits, impacts) differ from "
-                           f"imn.model.linear_head (shapes {want[0].shape} and {want[1].shape}).")
-    return verdict(TITLE, first, True, f"matches imn.model.linear_head to {RTOL:g} on {len(cases)} batches "
-                   "(binary and 3 classes).")
+    return check_cases(
+        TITLE, answer, cases, lambda x, W: tuple(t.numpy() for t in linear_head(torch.from_numpy(x),
+                                                                                    torch.from_numpy(W))),
+        rtol=RTOL, atol=ATOL,
+        describe=lambda i, case, got, want: f"with x {case[0].shape} and W {case[1].shape} your (logits, impacts) "
+                                            f"differ from imn.model.linear_head (shapes {want[0].shape} and "
+                                            f"{want[1].shape}).",
+        summary=f"matches imn.model.linear_head to {RTOL:g} on {len(cases)} batches (binary and 3 classes).")

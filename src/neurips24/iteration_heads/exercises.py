@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .tasks import ALPHABET, encode
 
 TITLE = "Read the layout"
@@ -35,17 +35,8 @@ def check_cot_sequence(answer) -> bool:
     ------
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
-    cases = _cases()
-    first = attempt(answer, list(cases[0]))
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, x in enumerate(cases):
-        got = first if i == 0 else answer(list(x))
-        want = encode("polynomial", [x], cot=True)[0].tolist()
-        try:
-            ok = [int(t) for t in got] == want
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for x = {x} you return {got!r}; the sequence is {want}.")
-    return verdict(TITLE, first, True, f"matches ih.tasks.encode on {len(cases)} inputs (lengths 1 to 9).")
+    cases = [(x,) for x in _cases()]
+    return check_cases(
+        TITLE, answer, cases, lambda x: encode("polynomial", [x], cot=True)[0],
+        describe=lambda i, case, got, want: f"for x = {case[0]} you return {got!r}; the sequence is {want.tolist()}.",
+        summary=f"matches ih.tasks.encode on {len(cases)} inputs (lengths 1 to 9).")

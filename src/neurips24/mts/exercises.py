@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .rounding import capacity
 
 TITLE = "When does the cap leave room?"
@@ -51,18 +51,8 @@ def check_short_of_places(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, cases[0][0].copy(), cases[0][1])
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (p, k_max) in enumerate(cases):
-        got = first if i == 0 else answer(p.copy(), k_max)
-        want = short_of_places(p, k_max)
-        try:
-            ok = [int(k) for k in got] == want
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for p = {np.round(p, 3).tolist()}, k_max = {k_max} you return "
-                           f"{got!r}; the k with fewer places than agents are {want}.")
-    return verdict(TITLE, first, True, f"matches mts.capacity on {len(cases)} states "
-                   f"(uniform on 8 points: k = {short_of_places(*cases[0])}).")
+    return check_cases(
+        TITLE, answer, cases, short_of_places,
+        describe=lambda i, case, got, want: f"for p = {np.round(case[0], 3).tolist()}, k_max = {case[1]} you return "
+                                            f"{got!r}; the k with fewer places than agents are {want}.",
+        summary=f"matches mts.capacity on {len(cases)} states (uniform on 8 points: k = {short_of_places(*cases[0])}).")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .adjust import adjusted_response, choice_orders
 
 TITLE = "Undo the shuffle"
@@ -41,20 +41,9 @@ def check_adjusted(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, cases[0][0].copy(), cases[0][1].copy())
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (P, orders) in enumerate(cases):
-        got = first if i == 0 else answer(P.copy(), orders.copy())
-        want = adjusted_response(P, orders)[1]
-        try:
-            g = np.asarray(got, dtype=np.float64)
-            ok = g.shape == want.shape and bool(np.allclose(g, want, rtol=0, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for k = {P.shape[1]} with {len(orders)} orders you return "
-                           f"{np.round(np.ravel(got), 4).tolist()}; the adjusted response is "
-                           f"{np.round(want, 4).tolist()}.")
-    return verdict(TITLE, first, True, f"matches survey.adjusted_response to {ATOL:g} on {len(cases)} cases "
-                   "(k = 2 to 7).")
+    return check_cases(
+        TITLE, answer, cases, lambda P, orders: adjusted_response(P, orders)[1], atol=ATOL,
+        describe=lambda i, case, got, want: f"for k = {case[0].shape[1]} with {len(case[1])} orders you return "
+                                            f"{np.round(np.ravel(got), 4).tolist()}; the adjusted response is "
+                                            f"{np.round(want, 4).tolist()}.",
+        summary=f"matches survey.adjusted_response to {ATOL:g} on {len(cases)} cases (k = 2 to 7).")

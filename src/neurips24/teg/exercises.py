@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .features import incidence_mean
 
 TITLE = "Where the gain comes from"
@@ -55,18 +55,9 @@ def check_incoming_mean(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, cases[0][0].copy(), cases[0][1].copy(), cases[0][2])
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (ei, x, N) in enumerate(cases):
-        got = first if i == 0 else answer(ei.copy(), x.copy(), N)
-        want = incoming_mean_reference(ei, x, N)
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=RTOL, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"on the graph with {N} nodes and {ei.shape[1]} edges your means differ "
-                           "from the mean over the edges whose target (row 1) is the node.")
-    return verdict(TITLE, first, True, f"matches the incoming mean on {len(cases)} directed graphs.")
+    return check_cases(
+        TITLE, answer, cases, incoming_mean_reference, rtol=RTOL, atol=ATOL,
+        describe=lambda i, case, got, want: f"on the graph with {case[2]} nodes and {case[0].shape[1]} edges your "
+                                            "means differ from the mean over the edges whose target (row 1) is the "
+                                            "node.",
+        summary=f"matches the incoming mean on {len(cases)} directed graphs.")

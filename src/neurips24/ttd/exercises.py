@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .weights import rd_weights
 
 TITLE = "γ and the sign"
@@ -38,19 +38,9 @@ def check_rd_weights(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, cases[0][0].copy(), cases[0][1])
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (loss, gamma) in enumerate(cases):
-        got = first if i == 0 else answer(loss.copy(), gamma)
-        want = rd_weights(loss, gamma, "exp")
-        try:
-            got_arr = np.asarray(got, dtype=np.float64)
-            ok = got_arr.shape == want.shape and bool(np.allclose(got_arr, want, rtol=RTOL, atol=ATOL))
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for M = {loss.shape[0]} sources at γ = {gamma:g} your weights differ "
-                           f"from ttd.rd_weights (which sum to M = {loss.shape[0]} at every pixel).")
-    return verdict(TITLE, first, True, f"matches ttd.rd_weights to {RTOL:g} on {len(cases)} cases "
-                   "(M = 2 at γ = 1, 50, 2000; M = 3).")
+    return check_cases(
+        TITLE, answer, cases, lambda loss, gamma: rd_weights(loss, gamma, "exp"), rtol=RTOL, atol=ATOL,
+        describe=lambda i, case, got, want: f"for M = {case[0].shape[0]} sources at γ = {case[1]:g} your weights "
+                                            f"differ from ttd.rd_weights (which sum to M = {case[0].shape[0]} at "
+                                            "every pixel).",
+        summary=f"matches ttd.rd_weights to {RTOL:g} on {len(cases)} cases (M = 2 at γ = 1, 50, 2000; M = 3).")

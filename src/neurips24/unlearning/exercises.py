@@ -1,11 +1,9 @@
 """Executable exercises of the unlearning difficulty chapter (neurips24.exercise)."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .metrics import tow
 
 TITLE = "ToW of doing nothing"
@@ -44,17 +42,8 @@ def check_tow(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, dict(cases[0][0]), dict(cases[0][1]))
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for i, (acc_u, acc_r) in enumerate(cases):
-        got = first if i == 0 else answer(dict(acc_u), dict(acc_r))
-        want = tow(acc_u, acc_r)
-        try:
-            ok = math.isclose(float(got), want, rel_tol=0, abs_tol=1e-12)
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for acc_u = {acc_u}, acc_r = {acc_r} you return {got!r}; "
-                           f"ToW is {want:.6g}.")
-    return verdict(TITLE, first, True, f"matches unlearning.tow on {len(cases)} pairs, the exercise's two included.")
+    return check_cases(
+        TITLE, answer, cases, tow, atol=1e-12,
+        describe=lambda i, case, got, want: f"for acc_u = {case[0]}, acc_r = {case[1]} you return {got!r}; "
+                                            f"ToW is {want:.6g}.",
+        summary=f"matches unlearning.tow on {len(cases)} pairs, the exercise's two included.")

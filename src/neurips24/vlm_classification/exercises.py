@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exercise import NOT_ATTEMPTED, attempt, verdict
+from ..exercise import check_cases
 from .evaluation import count_mentions
 
 TITLE = "Count how often the training data names a class"
@@ -44,17 +44,9 @@ def check_count_mentions(answer) -> bool:
     TypeError if ``answer`` is not callable. Errors raised by ``answer`` itself propagate.
     """
     cases = _cases()
-    first = attempt(answer, *cases[0])
-    if first is NOT_ATTEMPTED:
-        return verdict(TITLE, first, False)
-    for k, (caps, name) in enumerate(cases):
-        got = first if k == 0 else answer(caps, name)
-        want = count_mentions(caps, name)
-        try:
-            ok = int(got) == want and float(got) == want
-        except (TypeError, ValueError):
-            ok = False
-        if not ok:
-            return verdict(TITLE, got, False, f"for the name {name} in {caps[:4]}{' ...' if len(caps) > 4 else ''} "
-                                              f"you return {got!r}; the count is {want}.")
-    return verdict(TITLE, first, True, f"matches the package's count on all {len(cases)} cases.")
+    return check_cases(
+        TITLE, answer, cases, count_mentions,
+        describe=lambda i, case, got, want: f"for the name {case[1]} in {case[0][:4]}"
+                                            f"{' ...' if len(case[0]) > 4 else ''} you return {got!r}; the count is "
+                                            f"{want}.",
+        summary=f"matches the package's count on all {len(cases)} cases.")
