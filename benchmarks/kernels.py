@@ -14,6 +14,7 @@ from neurips24 import scale
 from neurips24.backend import cupy_or_none
 from neurips24.cherryq.kernels import bench_cherry_quant
 from neurips24.complexity.kernels import bench_ridge_r2
+from neurips24.concepts.kernels import bench_snmf_vstep
 from neurips24.cts.kernels import bench_cts_step
 from neurips24.defer.kernels import bench_defer_fused
 from neurips24.dlq.kernels import bench_dlq_reduce
@@ -40,6 +41,7 @@ BENCHES = {
         ("ttd.rd_fuse weights + feature fusion", lambda: bench_rd_fuse(P=160 * 160, C=8), None),
         ("complexity.ridge_r2 batched ridge + R²", lambda: bench_ridge_r2(n=256, p=320, k=64, L=16), None),
         ("iteration_heads.causal attention + maps", lambda: bench_attention(G=256, T=11, dh=32), None),
+        ("concepts.snmf_vstep Semi-NMF activations", lambda: bench_snmf_vstep(M=512, D=576, K=20, n_iter=100), None),
     ],
     "full": [
         ("fno.mode_mix", lambda: bench_mode_mix(G=64, D=128, K=32), None),
@@ -54,6 +56,7 @@ BENCHES = {
         ("ttd.rd_fuse weights + feature fusion", lambda: bench_rd_fuse(P=512 * 512, C=32), None),
         ("complexity.ridge_r2 batched ridge + R²", lambda: bench_ridge_r2(n=2048, p=320, k=512, L=16), None),
         ("iteration_heads.causal attention + maps", lambda: bench_attention(G=4096, T=35, dh=128), None),
+        ("concepts.snmf_vstep Semi-NMF activations", lambda: bench_snmf_vstep(M=20_000, D=4096, K=20), None),
     ],
 }
 
