@@ -74,7 +74,7 @@ def checks(run) -> dict:
                   "(ratio of relative errors <= 1, mean over targets)",
             measured=float(ratio.mean()),
             paper="Semi-NMF <= k-means (the book's check: k-means is Semi-NMF with one concept per sample)",
-            paper_source="this book's check: the paper's reconstruction numbers could not be read", test=lambda r: r <= 1.0,
+            paper_source="the paper's reconstruction numbers could not be read", test=lambda r: r <= 1.0,
             control={"name": "Semi-NMF with its test activations shuffled across samples",
                      "measured": float(ratio_control.mean())}),
     }
