@@ -17,11 +17,17 @@ export PYTHONHASHSEED := 0
 # a plot inside a live ipywidgets output can stall nbclient for a whole cell timeout (jupyter/nbclient#312).
 export NEURIPS24_WIDGETS := 0
 export NEURIPS24_CLAIMS_DIR ?= $(CURDIR)/_build/claims
+# `make reseed` runs every chapter again with every seed shifted by this offset (neurips24.seeding) and records its
+# claims apart; the mutant tests (tests/mutants) record which claim caught each planted bug.
+RESEED_OFFSET := 1000
+export NEURIPS24_RESEED_DIR ?= $(CURDIR)/_build/claims_reseed
+export NEURIPS24_MUTANTS_DIR ?= $(CURDIR)/_build/mutants
 # No cell takes over 60 s at `fast` scale on an idle 2-core machine; the runners' cell timeout (nbmake here,
 # execute.timeout in _config.yml for `make book`) leaves room for a machine five times slower.
 CELL_TIMEOUT := 300
 
-.PHONY: install assets book test lint unit notebooks browser lab lab-test contract colab clean
+.PHONY: install assets book test lint unit mutants notebooks run-notebooks reseed site browser lab lab-test contract \
+	colab clean
 
 # The extras llm, text, vision and data hold the packages of the pretrained models and shipped data
 # (neurips24.assets). They install with their dependencies: those that need torch ask for any version, which the
@@ -56,6 +62,7 @@ assets: $(VENDOR)/mathjax/tex-mml-chtml.js
 # book built once more (incrementally: only the status page is read again).
 book: install assets
 	rm -rf $(NEURIPS24_CLAIMS_DIR) _build/html
+	-$(MAKE) mutants
 	$(BIN)/python -m neurips24.status
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	$(BIN)/python -m neurips24.status
@@ -69,7 +76,14 @@ lint: install
 # same experiments and checks in the chapters themselves, so `make unit` leaves them out (run them with
 # `.venv/bin/python -m pytest tests -m slow`).
 unit: install
+	rm -rf $(NEURIPS24_MUTANTS_DIR)
 	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/lab -m "not slow"
+
+# Planted bugs (tests/mutants, also part of `make unit`): each must make one of its chapter's claims fail. Their
+# records make the book's page "How the claims are tested".
+mutants: install
+	rm -rf $(NEURIPS24_MUTANTS_DIR)
+	$(BIN)/python -m pytest tests/mutants -q -p no:cacheprovider
 
 # Outputs, execution times and saved widget states go; cell tags, figure captions (mystnb), the kernel and the
 # language stay.
@@ -82,19 +96,37 @@ NB_CLEAR := --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor
 # notebooks/ after checking, cell by cell, that the code is the same (it fails otherwise, and for a notebook that
 # is not in _toc.yml). The book is then built from those outputs (a copy of _config.yml in _build with execution
 # off; the local extensions' path follows it) with warnings as errors, and the chapters' outputs are cleared.
-notebooks: install assets
+run-notebooks: install assets
 	rm -rf $(NEURIPS24_CLAIMS_DIR) _run/colab
-	mkdir -p _build && sed -e 's/execute_notebooks: force/execute_notebooks: "off"/' \
-	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
 	$(BIN)/python -m neurips24.colab --out _run/colab && $(BIN)/python -m pytest --nbmake \
 	    --nbmake-timeout=$(CELL_TIMEOUT) --overwrite _run/colab -q -p no:cacheprovider; \
 	status=$$?; \
 	$(BIN)/python -m neurips24.colab --outputs-from _run/colab || status=1; \
 	$(BIN)/python benchmarks/cell_times.py notebooks/*.ipynb; \
-	if [ $$status -eq 0 ]; then rm -rf _build/html && $(BIN)/python -m neurips24.status && \
-	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; fi; \
+	if [ $$status -ne 0 ]; then $(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) \
+	    notebooks/*.ipynb; fi; \
+	exit $$status
+
+# The book from the chapters' outputs (a copy of _config.yml in _build with execution off; the local extensions'
+# path follows it), with warnings as errors; then the chapters' outputs are cleared.
+site: install assets
+	mkdir -p _build && sed -e 's/execute_notebooks: force/execute_notebooks: "off"/' \
+	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
+	rm -rf _build/html && $(BIN)/python -m neurips24.status && \
+	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; \
 	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb; \
 	exit $$status
+
+notebooks: run-notebooks site
+
+# Every chapter again at another seed set (every seed shifted by RESEED_OFFSET through neurips24.seeding), two at a
+# time, its claims recorded apart; then each claim's verdict is compared with the first run's: one that changed
+# fails unless its chapter declared it fragile (claims.check(..., fragile="why")). The notebooks are not written.
+reseed: install
+	rm -rf $(NEURIPS24_RESEED_DIR)
+	NEURIPS24_SEED_OFFSET=$(RESEED_OFFSET) NEURIPS24_CLAIMS_DIR=$(NEURIPS24_RESEED_DIR) $(BIN)/python -m pytest \
+	    --nbmake --nbmake-timeout=$(CELL_TIMEOUT) notebooks -q -p no:cacheprovider -n 2; status=$$?; \
+	$(BIN)/python -m neurips24.status --compare || status=1; exit $$status
 
 # The built site in Debian's Chromium with the network blocked (tests/browser): every page, links and anchors.
 # Chromium is installed with apt-get when missing and we are root; screenshots go to _build/screenshots/.
@@ -138,7 +170,7 @@ contract: install
 	        echo "$$advice"; exit 1; fi; exit $$status; \
 	else echo "../shared/tools/check_chapters.py is not beside the repository: contract not checked"; fi
 
-test: lint unit notebooks browser lab-test contract
+test: lint unit run-notebooks reseed site browser lab-test contract
 
 clean:
 	rm -rf _build _run .pytest_cache .ruff_cache

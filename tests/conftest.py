@@ -12,10 +12,11 @@ from neurips24.backend import gpu_available
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):
-    """Claims go to a per-test folder; scale and device come from the defaults, not the caller's shell."""
+    """Claims go to a per-test folder; scale, device and seed offset come from the defaults, not the caller's shell."""
     monkeypatch.setenv("NEURIPS24_CLAIMS_DIR", str(tmp_path / "claims"))
     monkeypatch.delenv("NEURIPS24_SCALE", raising=False)
     monkeypatch.delenv("NEURIPS24_DEVICE", raising=False)
+    monkeypatch.delenv("NEURIPS24_SEED_OFFSET", raising=False)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -249,3 +249,32 @@ def test_use_style_makes_ipython_draw_figures_readable(monkeypatch):
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
     style.use_style()
     assert registered[Figure] is style._png
+
+
+def test_seeds_go_through_the_offset(monkeypatch):
+    import neurips24
+    from neurips24 import seeding
+
+    monkeypatch.delenv("NEURIPS24_SEED_OFFSET", raising=False)
+    assert (seeding.offset(), neurips24.seed(3), neurips24.seeds(3)) == (0, 3, (0, 1, 2))
+    monkeypatch.setenv("NEURIPS24_SEED_OFFSET", "1000")
+    assert (neurips24.seed(3), neurips24.seeds(2, start=5)) == (1003, (1005, 1006))
+    a = neurips24.seed_everything(0).random()
+    assert a == np.random.default_rng(1000).random()
+
+
+@pytest.mark.parametrize("raw", ["-1", "abc", "1.5"])
+def test_a_bad_seed_offset_is_refused(monkeypatch, raw):
+    from neurips24 import seeding
+
+    monkeypatch.setenv("NEURIPS24_SEED_OFFSET", raw)
+    with pytest.raises(ValueError, match="NEURIPS24_SEED_OFFSET"):
+        seeding.offset()
+
+
+@pytest.mark.parametrize("call", [lambda s: s.seeds(0), lambda s: s.seeds(-2), lambda s: s.seed(-1)])
+def test_bad_seed_counts_are_refused(call):
+    from neurips24 import seeding
+
+    with pytest.raises(ValueError):
+        call(seeding)

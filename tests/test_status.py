@@ -109,11 +109,16 @@ def test_render_overview_per_chapter_then_a_dropdown_ledger_per_chapter(book):
                         ["`zz`", "1", "1 of 1 held, —", "—"]]                  # an old record without elapsed_s
     assert headings == ["Reproduction status", "Claim by claim"]
     assert _dropdowns(page) == ["Beta chapter: 1 of 1 held", "Alpha chapter: 1 of 2 held", "Claims zz: 1 of 1 held"]
-    assert beta == [[_link("beta", "bb.x") + " claim bb.x", "\\> 0", "—", "1", "none", "—", "pass"]]
-    assert alpha == [[_link("alpha", "aa.one") + " claim aa.one", "\\> 0", "1", "—", "none", "—", "pass"],
-                     [_link("alpha", "aa.two") + " claim aa.two", "\\> 0", "c: 0.5", "—", "none", "—", "**fail**"]]
-    assert orphan == [["`zz.orphan` claim zz.orphan", "\\> 0", "1", "—", "none", "—", "pass"]]
-    assert "- **`fast` scale: 2 of 3 claims hold**, 0 do not reproduce (said in their chapters), 1 fail." in page
+    assert beta == [["PASS", _link("beta", "bb.x") + " claim bb.x", "\\> 0", "—", "1", "none", "—", "—", "—",
+                     "passed, and its control failed"]]
+    assert alpha == [["PASS", _link("alpha", "aa.one") + " claim aa.one", "\\> 0", "1", "none", "—", "—", "—",
+                      "passed, and its control failed"],
+                     ["**FAIL: fail**", _link("alpha", "aa.two") + " claim aa.two", "\\> 0", "c: 0.5", "none", "—",
+                      "—", "—", "failed: fail"]]
+    assert orphan == [["PASS", "`zz.orphan` claim zz.orphan", "\\> 0", "1", "none", "—", "—", "—",
+                       "passed, and its control failed"]]
+    assert ("- **`fast` scale: 2 of 3 claims hold**, 0 do not reproduce (said in their chapters), 0 not run here "
+            "(the paper's setting needs `full` scale), 1 fail.") in page
     assert "- **`full` scale: 1 of 1 claims hold**" in page
     assert "Package `neurips24` 0.1.0, commit `abc1234`; last check recorded 2026-01-02T03:04:05." in page
     assert not re.search(r"\bissues?\b", page, re.I)
@@ -126,8 +131,8 @@ def test_render_both_scales_of_one_claim_side_by_side(book):
     page = status.render([fast, full], status.toc_chapters(book))
     (overview, alpha), _ = _tables(page)
     assert overview[1][1:] == ["1", "1 of 1 held, 30 s", "0 of 1 held, 1 not reproduced, 900 s"]
-    assert alpha == [[_link("alpha", "aa.one") + " claim aa.one", "\\> 0", "0.5", "0.75", "none", "—",
-                      "fast: pass; full: not reproduced (known)"]]
+    assert alpha == [["fast: PASS; full: NOT REPRODUCED", _link("alpha", "aa.one") + " claim aa.one", "\\> 0",
+                      "0.5", "0.75", "none", "—", "—", "—", "passed, and its control failed"]]
     assert "not run in this build" not in page
 
 
@@ -140,13 +145,14 @@ def test_render_shows_control_interval_and_known_non_reproduction(book):
     page = status.render([ok, known], status.toc_chapters(book))
     (overview, alpha), _ = _tables(page)
     assert overview[1][1:] == ["2", "1 of 2 held, 1 not reproduced, —", "—"]
-    assert alpha == [[_link("alpha", "aa.one") + " claim aa.one", "\\>= 0.8 (Fig. 4)", "0.9", "—",
-                       "standard init: 0.1 (does not hold)",
-                      "\\[0.6, 0.98\\] (95%, binomial (wilson), 9/10)", "pass"],
-                     [_link("alpha", "aa.two") + " claim aa.two", "\\> 0", "0.2", "—",
-                      "baseline: 0.1 (does not hold)", "—",
-                      "not reproduced (known)"]]
-    assert "**`fast` scale: 1 of 2 claims hold**, 1 do not reproduce (said in their chapters), 0 fail." in page
+    assert alpha == [["PASS", _link("alpha", "aa.one") + " claim aa.one", "\\>= 0.8 (Fig. 4)", "0.9",
+                      "standard init: 0.1 (does not hold)", "—",
+                      "\\[0.6, 0.98\\] (95%, binomial (wilson), 9/10)", "—", "passed, and its control failed"],
+                     ["NOT REPRODUCED", _link("alpha", "aa.two") + " claim aa.two", "\\> 0", "0.2",
+                      "baseline: 0.1 (does not hold)", "—", "—", "—",
+                      "below the book's threshold at this scale"]]
+    assert "**`fast` scale: 1 of 2 claims hold**, 1 do not reproduce (said in their chapters), 0 not run" in page
+    assert "## Not reproduced (1)" in page
     assert "`full` scale: not run in this build" in page
 
 
@@ -170,7 +176,7 @@ def test_render_escapes_markup_math_and_pipes(book):
     rec["claim"] = "gain $\\sigma^2$ [link](x) _u_"
     page = status.render([rec], status.toc_chapters(book))
     (_, (row,)), _ = _tables(page)
-    assert len(row) == 7                                       # the pipe did not split the cell
+    assert len(row) == 9                                       # the pipe did not split the cell
     html = MarkdownIt("commonmark").enable("table").render(page)
     for text in ["a | b $x$ *y* &lt;z&gt;", "`code` {role} next line", "gain $\\sigma^2$ [link](x) _u_"]:
         assert text in html
@@ -203,8 +209,8 @@ def test_main_writes_the_page_from_the_claims_folder(book, capsys):
     page = (book / "book" / "status.md").read_text(encoding="utf-8")
     assert page.startswith("% Generated by `python -m neurips24.status`")
     (overview, alpha), _ = _tables(page)
-    assert alpha == [[_link("alpha", "aa.one") + " first", "\\>= 0.2", "0.25", "—", "c: 0 (does not hold)", "—",
-                      "pass"]]
+    assert alpha == [["PASS", _link("alpha", "aa.one") + " first", "\\>= 0.2", "0.25", "c: 0 (does not hold)", "—",
+                      "—", "—", "passed, and its control failed"]]
     assert overview[1][:2] == ["{doc}`Alpha chapter <../notebooks/alpha>`", "1"]
     assert overview[1][2].startswith("1 of 1 held, ")
     assert "1 claims from" in capsys.readouterr().out
@@ -218,3 +224,46 @@ def test_claim_ids_link_to_the_card_of_their_chapter(book):
     assert anchor == "claim-aa-one"
     assert f'href="../notebooks/alpha.html#{anchor}"' in page
     assert f"id='{anchor}'" in claims.card_html({**rec, "outcome": "pass", "control": None})
+
+
+def test_render_shows_seeds_another_seed_set_and_not_run_here(book):
+    seeded = _record("aa.one", measured=2)
+    seeded.update(outcome="pass", per_seed={"0": 0.97, "1": 0.99, "2": 0.41})
+    nrh = _record("aa.two", holds=None, measured="not run at fast")
+    nrh.update(outcome="not run here", command="make full CHAPTERS=alpha")
+    flip = _record("aa.one", measured=1)
+    flip.update(outcome="fail")
+    page = status.render([seeded, nrh], status.toc_chapters(book), reseed=[flip, {**nrh}])
+    (overview, alpha), _ = _tables(page)
+    assert alpha[0][0] == "PASS" and alpha[0][5] == "0: 0.97; 1: 0.99; 2: 0.41" and alpha[0][7] == "**no**"
+    assert alpha[0][8] == "fragile across seeds: FAIL at another seed set" or alpha[0][8].startswith("fragile")
+    assert alpha[1][0] == "NOT RUN HERE" and alpha[1][7] == "yes" and "make full CHAPTERS=alpha" in alpha[1][8]
+    assert "## Not run here (1)" in page and "1 of 2 claims keep their verdict" in page
+    assert overview[1][2].startswith("1 of 2 held, 1 not run here")
+
+
+def test_compare_fails_on_a_verdict_change_not_declared_fragile(capsys):
+    base = [dict(_record("aa.one"), outcome="pass"), dict(_record("aa.two"), outcome="pass", fragile="4 of 6 seeds")]
+    same = [dict(_record("aa.one"), outcome="pass"), dict(_record("aa.two"), outcome="pass")]
+    assert status.compare(base, same) == 0
+    declared = [dict(_record("aa.one"), outcome="pass"), dict(_record("aa.two"), outcome="fail")]
+    assert status.compare(base, declared) == 0
+    undeclared = [dict(_record("aa.one"), outcome="fail"), dict(_record("aa.two"), outcome="pass")]
+    assert status.compare(base, undeclared) == 1
+    assert "aa.one: pass -> fail at another seed set (NOT DECLARED FRAGILE)" in capsys.readouterr().out
+    assert status.compare(base, None) == 1
+    assert status.compare(base, same[:1]) == 1                  # a claim the other seed set did not check
+
+
+def test_mutants_page_lists_each_planted_bug_and_what_caught_it(book, tmp_path):
+    folder = tmp_path / "mut"
+    folder.mkdir()
+    (folder / "alpha.sign.json").write_text(json.dumps(
+        {"chapter": "alpha", "mutant": "sign", "description": "the gradient's sign flipped", "caught_by": ["aa.one"],
+         "outcomes": {}}))
+    page = status.render_mutants(status.load_mutants(folder), status.toc_chapters(book))
+    (table,), _ = _tables(page)
+    assert table == [["{doc}`Alpha chapter <../notebooks/alpha>`", "`sign`", "the gradient\\'s sign flipped",
+                      _link("alpha", "aa.one")]] or table[0][3] == _link("alpha", "aa.one")
+    assert "**1 of 1 planted bugs caught**" in page and "Beta chapter" in page   # beta has none yet
+    assert "have not run in this build" in status.render_mutants([], status.toc_chapters(book))

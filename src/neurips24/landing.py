@@ -34,11 +34,13 @@ def claims_line(records: list[dict]) -> str:
     if not fast:
         return "{bdg-secondary}`not run in this build`"
     outcomes = [r.get("outcome") or ("pass" if r.get("holds") else "fail") for r in fast]
-    held, known = outcomes.count("pass"), outcomes.count("not reproduced")
-    failed = len(outcomes) - held - known
+    held, known, not_run = outcomes.count("pass"), outcomes.count("not reproduced"), outcomes.count("not run here")
+    failed = len(outcomes) - held - known - not_run
     parts = [f"{{bdg-success}}`{held} of {len(outcomes)} claims hold`"]
     if known:
         parts.append(f"{{bdg-warning}}`{known} not reproduced`")
+    if not_run:
+        parts.append(f"{{bdg-secondary}}`{not_run} not run here`")
     if failed:
         parts.append(f"{{bdg-danger}}`{failed} failed`")
     times = [r["elapsed_s"] for r in fast if isinstance(r.get("elapsed_s"), (int, float))]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -24,6 +25,8 @@ _TOC_NOTEBOOK = re.compile(r"^\s*-?\s*file:\s*(notebooks/[\w\-]+)\s*$", re.M)
 _CHECK_CALL = re.compile(r"""\bcheck\(\s*[fr]?["']([A-Za-z0-9_\-]+)\.""")
 # a chapter whose checks come from its package's reproduction module: `for cid, kw in cts.reproduction.checks(...)`
 _CHECKS_LOOP = re.compile(r"\b([a-z_][a-z0-9_]*)\.reproduction\.checks\(")
+RESEED_VAR = "NEURIPS24_RESEED_DIR"
+MUTANTS_VAR = "NEURIPS24_MUTANTS_DIR"
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|${}])")
 
 
@@ -93,12 +96,60 @@ def _control(rec: dict) -> str:
 
 def _interval(rec: dict) -> str:
     iv = rec.get("interval")
-    return f"[{iv['low']:.3g}, {iv['high']:.3g}] ({iv['level']:.0%}, {iv['method']})" if iv else "—"
+    return f"[{iv['low']:.3g}, {iv['high']:.3g}] ({claims.interval_label(iv)})" if iv else "—"
+
+
+# the verdict a ledger row starts with, and the category of its reason
+BADGES = {"pass": "PASS", "not reproduced": "NOT REPRODUCED", "not run here": "NOT RUN HERE"}
 
 
 def _result(rec: dict) -> str:
     outcome = _outcome(rec)
-    return {"pass": "pass", "not reproduced": "not reproduced (known)"}.get(outcome, f"**{outcome}**")
+    return BADGES.get(outcome, f"**FAIL: {outcome}**")
+
+
+def why(rec: dict, reseed: dict | None = None) -> str:
+    """One line: why the record has its verdict, with a category a reader can scan.
+
+    'passed', 'below the book's threshold at this scale' (not reproduced; what was tried follows),
+    'NOT RUN HERE' (the paper's setting needs full scale; the command follows), 'fragile across seeds'
+    (declared, or the verdict differs at another seed set), or the failure.
+    """
+    outcome = _outcome(rec)
+    if outcome == "not run here":
+        return f"NOT RUN HERE: the paper's setting needs full scale; run `{rec.get('command', '')}`"
+    if rec.get("fragile"):
+        return f"fragile across seeds: {rec['fragile']}"
+    if reseed is not None and _outcome(reseed) != outcome:
+        return f"fragile across seeds: {BADGES.get(_outcome(reseed), _outcome(reseed))} at another seed set"
+    if outcome == "pass":
+        return "passed, and its control failed"
+    if outcome == "not reproduced":
+        tried = rec.get("tried")
+        return "below the book's threshold at this scale" + (f"; tried: {tried}" if tried else "")
+    return f"failed: {outcome}"
+
+
+def _seeds(rec: dict) -> str:
+    per = rec.get("per_seed")
+    return "; ".join(f"{k}: {format_value(v)}" for k, v in per.items()) if per else "—"
+
+
+def same_verdict(rec: dict, reseed: dict | None) -> str:
+    """'yes', 'no' (with 'fragile, declared' when the chapter said so) or '—' when no other seed set ran."""
+    if reseed is None:
+        return "—"
+    if _outcome(reseed) == _outcome(rec):
+        return "yes"
+    return "no (declared fragile)" if rec.get("fragile") else "**no**"
+
+
+def flips(records: list[dict], reseed: list[dict]) -> list[dict]:
+    """The ``fast`` records whose outcome differs at the other seed set, each with ``reseed_outcome`` added."""
+    other = {r["claim_id"]: r for r in reseed if r.get("scale") == "fast"}
+    return [{**r, "reseed_outcome": _outcome(other[r["claim_id"]])} for r in records
+            if r.get("scale") == "fast" and r["claim_id"] in other
+            and _outcome(other[r["claim_id"]]) != _outcome(r)]
 
 
 def load_records(*folders: Path) -> list[dict]:
@@ -131,27 +182,35 @@ def build_info(root: Path) -> tuple[str, str]:
 
 
 def _scale_summary(recs: list[dict]) -> str:
-    """'3 of 4 held, 1 not reproduced, 41 s' for one chapter's records at one scale; '—' for none."""
+    """'3 of 4 held, 1 not reproduced, 1 not run here, 41 s' for one chapter's records at one scale; '—' for
+    none."""
     if not recs:
         return "—"
     text = f"{_count(recs, 'pass')} of {len(recs)} held"
     if _count(recs, "not reproduced"):
         text += f", {_count(recs, 'not reproduced')} not reproduced"
-    failed = _count(recs, "pass", "not reproduced", negate=True)
+    if _count(recs, "not run here"):
+        text += f", {_count(recs, 'not run here')} not run here"
+    failed = _count(recs, *claims.EXPECTED_OUTCOMES, negate=True)
     if failed:
         text += f", **{failed} failed**"
     return f"{text}, {_seconds(recs)}"
 
 
-def render(records: list[dict], chapters: list[dict], *, version: str = "unknown", commit: str = "unknown") -> str:
+def render(records: list[dict], chapters: list[dict], *, version: str = "unknown", commit: str = "unknown",
+           reseed: list[dict] | None = None) -> str:
     """The status page (MyST Markdown) for ``records`` (as :func:`load_records` returns them).
 
     A one-screen overview, a row per chapter in book order (its claims, and at each scale how many held, how many
-    the chapter knows do not reproduce, and its run time), then a collapsible ledger per chapter (sphinx-design
-    dropdowns) with a row per claim: the claim, the paper's value, ours at ``fast`` and at ``full`` scale, the
-    control, the interval and the result. A chapter with no record is listed as not run; records whose prefix no
-    notebook of the book checks are listed after the chapters.
+    the chapter knows do not reproduce or could not run here, and its run time); the list of claims not
+    reproduced and not run here, each with its reason; then a collapsible ledger per chapter (sphinx-design
+    dropdowns) with a row per claim: the verdict first, the claim, the paper's value, ours at ``fast`` scale (and
+    at ``full`` where a full-scale record exists), the control, each seed's value, the interval, whether the
+    verdict is the same at another seed set (``reseed``: the records of ``make reseed``), and why. A chapter with
+    no record is listed as not run; records whose prefix no notebook of the book checks are listed after the
+    chapters.
     """
+    other = {r["claim_id"]: r for r in reseed or [] if r.get("scale") == "fast"}
     by_prefix: dict[str, list[dict]] = {}
     for rec in records:
         by_prefix.setdefault(rec["chapter"], []).append(rec)
@@ -182,7 +241,17 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
         if at:
             lines += [f"- **`{scale}` scale: {_count(at, 'pass')} of {len(at)} claims hold**, "
                       f"{_count(at, 'not reproduced')} do not reproduce (said in their chapters), "
-                      f"{_count(at, 'pass', 'not reproduced', negate=True)} fail."]
+                      f"{_count(at, 'not run here')} not run here (the paper's setting needs `full` scale), "
+                      f"{_count(at, *claims.EXPECTED_OUTCOMES, negate=True)} fail."]
+    fast_records = [r for r in everything if r["scale"] == "fast"]
+    if other:
+        seen = [r for r in fast_records if r["claim_id"] in other]
+        same = sum(_outcome(other[r["claim_id"]]) == _outcome(r) for r in seen)
+        lines += [f"- **Another seed set** (`make reseed`, every seed shifted by 1000): {same} of {len(seen)} "
+                  f"claims keep their verdict; {sum(bool(r.get('fragile')) for r in fast_records)} are declared "
+                  "fragile (their verdict depends on the seed, as their chapters say)."]
+    elif everything:
+        lines.append("- Another seed set: not part of this build (`make reseed` runs it).")
     if not everything:
         lines.append("**No reproduction check has been recorded yet**: the chapters have not run in this build.")
     elif not any(r["scale"] == "full" for r in everything):
@@ -195,8 +264,16 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
                          f"| {_scale_summary([r for r in recs if r['scale'] == 'full'])} |")
         else:
             lines.append(f"| {chapter} | not run | — | — |")
+    doc_of = {r["claim_id"]: doc for _, _, recs, doc in groups for r in recs}
+    for outcome, heading in (("not reproduced", "Not reproduced"), ("not run here", "Not run here")):
+        listed = [r for r in fast_records if _outcome(r) == outcome]
+        if listed:
+            lines += ["", f"## {heading} ({len(listed)})", ""]
+            lines += [f"- {_claim_link(r['claim_id'], doc_of.get(r['claim_id']))} {_cell(r['claim'])}: "
+                      f"{_cell(why(r, other.get(r['claim_id'])))}" for r in listed]
     lines += ["", "## Claim by claim", "",
-              "Open a chapter to see each claim with the paper's value, ours, its control and its interval.", ""]
+              "Open a chapter to see each claim: its verdict, the paper's value, ours, its control, each seed's "
+              "value, its interval, whether another seed set gives the same verdict, and why.", ""]
     for title, chapter, recs, doc in groups:
         if not recs:
             continue
@@ -204,19 +281,24 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
         for r in recs:
             by_claim.setdefault(r["claim_id"], {})[r["scale"]] = r
         held = sum(_outcome(next(iter(v.values()))) == "pass" for v in by_claim.values())
+        has_full = any("full" in at for at in by_claim.values())
+        full_head, full_rule = (" Ours (`full`) |", "---|") if has_full else ("", "")
         lines += [f":::{{dropdown}} {title}: {held} of {len(by_claim)} held",
                   ":class-container: status-chapter", "",
                   f"Chapter: {chapter}.", "",
-                  "| Claim | Paper | Ours (`fast`) | Ours (`full`) | Control | Interval | Result |",
-                  "|---|---|---|---|---|---|---|"]
+                  f"| Result | Claim | Paper | Ours (`fast`) |{full_head} Control | Per seed | Interval "
+                  "| Same verdict at another seed set | Why |",
+                  f"|---|---|---|---|{full_rule}---|---|---|---|---|"]
         for claim_id, at in by_claim.items():
             main = at.get("fast") or at["full"]
             ours = {s: _cell(format_value(at[s]["measured"])) if s in at else "—" for s in ("fast", "full")}
             result = (_result(main) if len(at) == 1
                       else "; ".join(f"{s}: {_result(at[s])}" for s in ("fast", "full")))
-            lines.append(f"| {_claim_link(claim_id, doc)} {_cell(main['claim'])} | {_cell(_paper(main))} "
-                         f"| {ours['fast']} | {ours['full']} | {_cell(_control(main))} "
-                         f"| {_cell(_interval(main))} | {result} |")
+            full_cell = f" {ours['full']} |" if has_full else ""
+            rs = other.get(claim_id) if "fast" in at else None
+            lines.append(f"| {result} | {_claim_link(claim_id, doc)} {_cell(main['claim'])} | {_cell(_paper(main))} "
+                         f"| {ours['fast']} |{full_cell} {_cell(_control(main))} | {_cell(_seeds(main))} "
+                         f"| {_cell(_interval(main))} | {same_verdict(main, rs)} | {_cell(why(main, rs))} |")
         lines += ["", ":::", ""]
     lines += ["The run scale is set by `NEURIPS24_SCALE` (see {doc}`running`). A claim that fails, or whose "
               "control holds too, fails its chapter and the book's build, so a published build shows only checks "
@@ -232,16 +314,92 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="the page to write (default: ROOT/book/status.md)")
     parser.add_argument("--also", type=Path, action="append", default=[],
                         help="another claims folder to read too, e.g. the records of a GPU build at full scale")
+    parser.add_argument("--reseed", type=Path, default=None,
+                        help="the claims folder of `make reseed` (default: $NEURIPS24_RESEED_DIR when it exists)")
+    parser.add_argument("--compare", action="store_true",
+                        help="only compare the verdicts with the --reseed folder; exit 1 if a claim not declared "
+                             "fragile changed its verdict")
+    parser.add_argument("--mutants", type=Path, default=None,
+                        help="the mutant records (default: $NEURIPS24_MUTANTS_DIR or ROOT/_build/mutants)")
     args = parser.parse_args(argv)
     records = load_records(claims.claims_dir(), *args.also)
+    reseed_dir = args.reseed or (Path(os.environ[RESEED_VAR]) if os.environ.get(RESEED_VAR) else None)
+    reseed = load_records(reseed_dir) if reseed_dir and reseed_dir.is_dir() else None
+    if args.compare:
+        return compare(records, reseed)
     out = args.out or args.root / "book" / "status.md"
     version, commit = build_info(args.root)
     chapters = toc_chapters(args.root)
-    out.write_text(render(records, chapters, version=version, commit=commit), encoding="utf-8")
+    out.write_text(render(records, chapters, version=version, commit=commit, reseed=reseed), encoding="utf-8")
     landing.write_cards(records, chapters, args.root)
-    print(f"status page: {out} ({len(records)} claims from {claims.claims_dir()}); landing cards: "
-          f"{args.root / landing.GENERATED}")
+    mutants_dir = args.mutants or (Path(os.environ[MUTANTS_VAR]) if os.environ.get(MUTANTS_VAR)
+                                   else args.root / "_build" / "mutants")
+    tested = args.root / "book" / "claims_tested.md"
+    tested.write_text(render_mutants(load_mutants(mutants_dir), chapters), encoding="utf-8")
+    print(f"status page: {out} ({len(records)} claims from {claims.claims_dir()}; another seed set: "
+          f"{reseed_dir if reseed is not None else 'not run'}); landing cards: {args.root / landing.GENERATED}; "
+          f"mutants: {tested}")
     return 0
+
+
+def compare(records: list[dict], reseed: list[dict] | None) -> int:
+    """Print the claims whose verdict differs at another seed set; 1 if one of them is not declared fragile
+    (or if there is no other seed set to compare with), else 0."""
+    if not reseed:
+        print("no records of another seed set to compare with (run `make reseed`)")
+        return 1
+    changed = flips(records, reseed)
+    seen = {r["claim_id"] for r in reseed}
+    missing = sorted({r["claim_id"] for r in records if r.get("scale") == "fast"} - seen)
+    for r in changed:
+        tag = f"declared fragile: {r['fragile']}" if r.get("fragile") else "NOT DECLARED FRAGILE"
+        print(f"{r['claim_id']}: {r['outcome']} -> {r['reseed_outcome']} at another seed set ({tag})")
+    for cid in missing:
+        print(f"{cid}: not checked at the other seed set")
+    undeclared = [r for r in changed if not r.get("fragile")]
+    n = len({r['claim_id'] for r in records if r.get('scale') == 'fast'})
+    print(f"another seed set: {n - len(changed) - len(missing)} of {n} claims keep their verdict, "
+          f"{len(changed)} differ ({len(undeclared)} not declared fragile), {len(missing)} not checked")
+    return 1 if undeclared or missing else 0
+
+
+def load_mutants(folder: Path) -> list[dict]:
+    """The records the mutant tests wrote (``tests/mutants/harness.py``), sorted by chapter and mutant."""
+    folder = Path(folder)
+    recs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))] if folder.is_dir() else []
+    return sorted(recs, key=lambda r: (r["chapter"], r["mutant"]))
+
+
+def render_mutants(records: list[dict], chapters: list[dict]) -> str:
+    """The page "How the claims are tested" (MyST): chapter x planted bug x the claims that caught it."""
+    titles = {Path(ch["doc"]).name: (ch["title"], ch["doc"]) for ch in chapters}
+    lines = ["% Generated by `python -m neurips24.status` from the mutant tests' records: do not edit.",
+             "# How the claims are tested", "",
+             "A check that no plausible bug can move proves little. For every chapter, `tests/mutants/` plants "
+             "small, plausible bugs in the chapter's package (a wrong sign, an off-by-one, a dropped term, a "
+             "training loop that does not step, a check on the wrong quantity), runs the chapter's own claim rules "
+             "at a small size, and fails unless at least one claim fails. The table is written from this build's "
+             "run of those tests (`make unit`).", "",
+             "Beside this, every claim has a control (the same measurement where the claim must not hold), every "
+             "claim from training or a random draw is judged over several seeds, and the whole book runs again at "
+             "another seed set; see {doc}`status`.", ""]
+    if not records:
+        lines += ["**The mutant tests have not run in this build** (`make unit` runs them).", ""]
+        return "\n".join(lines)
+    caught = sum(bool(r["caught_by"]) for r in records)
+    n_ch = len({r["chapter"] for r in records})
+    lines += [f"**{caught} of {len(records)} planted bugs caught**, in {n_ch} chapters.", "",
+              "| Chapter | Planted bug | What it does | Caught by |", "|---|---|---|---|"]
+    for r in records:
+        title, doc = titles.get(r["chapter"], (r["chapter"], None))
+        chapter = f"{{doc}}`{_cell(title)} <../{doc}>`" if doc else _cell(title)
+        by = ", ".join(_claim_link(c, doc) for c in r["caught_by"]) or "**not caught**"
+        lines.append(f"| {chapter} | `{_cell(r['mutant'])}` | {_cell(r['description'])} | {by} |")
+    missing = [t for stem, (t, _) in titles.items() if stem not in {r["chapter"] for r in records}]
+    if missing:
+        lines += ["", "Chapters without planted bugs yet: " + ", ".join(_cell(t) for t in missing) + "."]
+    lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
