@@ -16,4 +16,5 @@ from .source import show
 from .style import use_style
 
 __version__ = "0.1.0"
-__all__ = ["backend", "claims", "glue", "interact", "scale", "seed", "seed_everything", "seeds", "show", "use_style", "__version__"]
+__all__ = ["backend", "claims", "glue", "interact", "scale", "seed", "seed_everything", "seeds", "show", "use_style",
+           "__version__"]
