@@ -19,6 +19,8 @@ import importlib.util
 import numpy as np
 
 MAX_ZSTD_CHUNK = 1 << 22   # bytes per read of the streaming zstd decoder: memory grows with real output only
+MAX_EXPANSION = 1 << 16    # decoded bytes a stream may claim per coded byte (zstd's own format allows ~32768)
+EXPANSION_SLACK = 1 << 12  # plus this many decoded bytes, for short streams (a frame header dominates them)
 
 
 class CoderPanic(RuntimeError):
@@ -170,14 +172,31 @@ def candidates(backend: str) -> tuple[str, ...]:
     return (backend,)
 
 
+def max_decoded_bytes(length: int) -> int:
+    """The most decoded bytes a stream of ``length`` coded bytes may claim: ``MAX_EXPANSION · length + slack``.
+
+    The decoder refuses a stream that claims more (``codec._decode_block``), so the work and memory a container
+    can ask for are bounded by its size; the encoder never writes such a stream (:func:`encode_best`). zstd's
+    format cannot exceed about 32768 (an RLE block: 4 bytes for 128 KiB); pcodec can (67 bytes for 2²⁴ zeros).
+    """
+    return MAX_EXPANSION * int(length) + EXPANSION_SLACK
+
+
 def encode_best(x: np.ndarray, backend: str, level: int = 3) -> tuple[str, bytes]:
-    """Encode with every codec of ``backend`` and keep the shortest: (codec name, bytes)."""
+    """Encode with every codec of ``backend`` and keep the shortest: (codec name, bytes).
+
+    A coding that expands by more than :func:`max_decoded_bytes` allows (pcodec on a constant stream) is not
+    kept; if no candidate is left (never with zstd), the values are stored raw.
+    """
+    x = np.ascontiguousarray(x).ravel()
     best = None
     for codec in candidates(backend):
         try:
             raw = encode(x, codec, level)
         except CoderPanic:
             continue                          # pcodec could not code this stream; zstd always can
+        if x.nbytes > max_decoded_bytes(len(raw)):
+            continue                          # the decoder would refuse it as a decompression bomb
         if best is None or len(raw) < len(best[1]):
             best = (codec, raw)
-    return best
+    return best if best is not None else ("raw", encode(x, "raw"))

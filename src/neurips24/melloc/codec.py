@@ -28,11 +28,13 @@ from .container import FormatError, Reader, default_digest, digest, open_contain
 from .inpaint import plane_fill
 from .intmap import float_to_int, int_to_float
 from .stencil import (
+    MIN_CONDITION,
     SolveError,
     apply_stencil,
     can_march,
+    coefficients,
     describe,
-    in_family,
+    grid_condition,
     learn_stencil,
     solve_march,
     solve_periodic,
@@ -195,36 +197,72 @@ def compress(u, backend: str = "auto", level: int = 3, tile: int = 1024, verify:
                 + digest(u, kind))
 
 
-def _read_stream(rd: Reader, dtype, expected: int | None = None) -> np.ndarray:
+K_LIMIT = 1100                # |k| of a block's scale 2^(−k): float_to_int gives −971 ≤ k ≤ 1074
+
+
+def _refuse_bomb(what: str, nbytes: int, length: int) -> None:
+    if nbytes > backends.max_decoded_bytes(length):
+        raise FormatError(f"MeLLoC {what} claims {nbytes} decoded bytes from {length} coded bytes (more than "
+                          f"{backends.MAX_EXPANSION}x): refused before decoding")
+
+
+def _take_stream(rd: Reader, name: str, itemsize: int, expected: int | None, limit: int | None = None):
+    """Read one stream's header and its coded bytes, checked before anything is decoded.
+
+    Returns (codec name, count, coded bytes). The count must be the block's (``expected``) or at most ``limit``,
+    the coded bytes must be in the file, and the decoded size may not exceed what they can hold
+    (``backends.max_decoded_bytes``).
+    """
     cid, count, length = rd.unpack("<BQQ")
     if cid not in backends.CODEC_NAMES:
-        raise FormatError(f"unknown codec id {cid} in MeLLoC block")
+        raise FormatError(f"unknown codec id {cid} in the {name} stream of a MeLLoC block")
     if expected is not None and count != expected:
-        raise FormatError(f"MeLLoC stream holds {count} values, the block needs {expected}")
+        raise FormatError(f"MeLLoC {name} stream holds {count} values, the block needs {expected}")
+    if limit is not None and count > limit:
+        raise FormatError(f"MeLLoC {name} stream holds {count} values, the block has {limit} cells")
+    if length > rd.left:
+        raise FormatError(f"truncated MeLLoC container: the {name} stream runs past the end")
+    _refuse_bomb(f"{name} stream", count * itemsize, length)
+    return backends.CODEC_NAMES[cid], count, rd.take(length)
+
+
+def _decode(stream, dtype) -> np.ndarray:
+    codec, count, raw = stream
     try:
-        return backends.decode(rd.take(length), backends.CODEC_NAMES[cid], dtype, count)
+        return backends.decode(raw, codec, dtype, count)
     except ValueError as err:
         raise FormatError(str(err)) from err
 
 
 def _decode_block(rd: Reader, dtype, shape: tuple[int, ...], device: str) -> np.ndarray:
+    """One block record -> the block's floats.
+
+    Every header field and stream header is read and bound-checked, and each stream's coded bytes taken from
+    the file, before anything is decoded or allocated from a declared size: a record that declares more values
+    than its bytes can hold (``backends.max_decoded_bytes``) is refused at once, so the work is bounded by the
+    file's size. Only then is the template's symbol evaluated (FFT blocks only; marching needs none) and the
+    streams decoded.
+    """
     (mode,) = rd.unpack("<B")
-    size = int(np.prod(shape, dtype=np.int64))
+    size = 1
+    for s in shape:
+        size *= int(s)                              # Python int: a crafted shape cannot overflow it
     if mode == GENERIC:
         cid, length = rd.unpack("<BQ")
         if cid not in backends.CODEC_NAMES:
             raise FormatError(f"unknown codec id {cid} in MeLLoC block")
-        try:
-            out = backends.decode(rd.take(length), backends.CODEC_NAMES[cid], dtype, size)
-        except ValueError as err:
-            raise FormatError(str(err)) from err
-        return out.reshape(shape)
+        if length > rd.left:
+            raise FormatError("truncated MeLLoC container: a stream runs past the end")
+        _refuse_bomb("generic block", size * np.dtype(dtype).itemsize, length)
+        return _decode((backends.CODEC_NAMES[cid], size, rd.take(length)), dtype).reshape(shape)
     if mode not in (MECHANISM, MARCH) or len(shape) != 2:
         raise FormatError(f"invalid MeLLoC block mode {mode}")
     H, W = shape
     m = np.frombuffer(rd.take(9), np.int8).reshape(3, 3).astype(np.int64)
-    if not in_family(m, H, W):
-        raise FormatError(f"stencil {m.tolist()} is not an invertible template of the family on a {H}x{W} grid")
+    try:
+        coefficients(m)
+    except ValueError:
+        raise FormatError(f"stencil {m.tolist()} is not a template of the family") from None
     if mode == MARCH and not can_march(m):
         raise FormatError(f"stencil {m.tolist()} cannot march (a marching block needs a bottom row [0, l, 0])")
     if mode == MARCH:
@@ -233,16 +271,17 @@ def _decode_block(rd: Reader, dtype, shape: tuple[int, ...], device: str) -> np.
         k, anchor, itemsize = rd.unpack("<iqB")
     if itemsize not in (4, 8):
         raise FormatError(f"invalid work dtype size {itemsize}")
+    if not -K_LIMIT < k < K_LIMIT:
+        raise FormatError(f"MeLLoC block scale k = {k} is outside (-{K_LIMIT}, {K_LIMIT})")
     wd = np.dtype(f"i{itemsize}")
-    source = _read_stream(rd, wd, (H - 2) * (W - 2))
-    boundary = _read_stream(rd, np.int64, 2 * H + 2 * W - 4)
-    cid, n_exc, length = rd.unpack("<BQQ")
-    if n_exc > size or cid not in backends.CODEC_NAMES:
-        raise FormatError("invalid exception stream in MeLLoC block")
-    try:
-        exc = backends.decode(rd.take(length), backends.CODEC_NAMES[cid], np.int64, 2 * n_exc)
-    except ValueError as err:
-        raise FormatError(str(err)) from err
+    streams = (_take_stream(rd, "source", itemsize, (H - 2) * (W - 2)),
+               _take_stream(rd, "boundary", 8, 2 * H + 2 * W - 4),
+               _take_stream(rd, "exception", 16, None, size))
+    if mode == MECHANISM and grid_condition(m, H, W) < MIN_CONDITION:   # the symbol, now bounded by the bytes
+        raise FormatError(f"stencil {m.tolist()} is not an invertible template of the family on a {H}x{W} grid")
+    source, boundary = _decode(streams[0], wd), _decode(streams[1], np.int64)
+    n_exc = streams[2][1]
+    exc = _decode((streams[2][0], 2 * n_exc, streams[2][2]), np.int64)
     exc_index = np.cumsum(exc[:n_exc])
     if n_exc and (exc_index[0] < 0 or exc_index[-1] >= size or np.any(exc[1:n_exc] <= 0)):
         raise FormatError("MeLLoC exception indices out of range")
@@ -299,14 +338,22 @@ def decompress(blob, device: str = "cpu") -> np.ndarray:
     if device not in ("cpu", "gpu"):
         raise ValueError(f"device must be 'cpu' or 'gpu', got {device!r}")
     dtype, shape, tile, n_blocks, rd = open_container(blob)
+    try:
+        return _decompress(dtype, shape, tile, n_blocks, rd, device)
+    except MemoryError as err:                      # a size the checks let through that this machine cannot hold
+        raise FormatError(f"MeLLoC container needs more memory than is available: {err}") from err
+
+
+def _decompress(dtype, shape, tile, n_blocks, rd, device) -> np.ndarray:
     size = 1
     for s in shape:
         size *= s                                   # Python int: a crafted shape cannot overflow it
     # Nothing is allocated from a header field until it is tied to bytes that are really there: the block
     # count must match shape and tiling and fit the remaining bytes (each record is at least MIN_RECORD
-    # bytes), every stream must declare exactly the values its block needs and decode to them (the zstd
-    # decoder grows its output with the real data), and the array is assembled only after every block
-    # decoded. A decode that does not reproduce the original bits fails the content digest.
+    # bytes), every stream must declare exactly the values its block needs, be in the file, claim no more
+    # than its bytes can hold (backends.max_decoded_bytes) and decode to them (the zstd decoder grows its
+    # output with the real data), and the array is assembled only after every block decoded. A decode that
+    # does not reproduce the original bits fails the content digest.
     if n_blocks * MIN_RECORD > rd.left:
         raise FormatError(f"MeLLoC header says {n_blocks} blocks, the container holds {rd.left} bytes of them")
     if tile == (0, 0):

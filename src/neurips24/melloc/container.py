@@ -16,8 +16,12 @@ Layout (little-endian)::
 
 A reader checks, in order: length, magic, version (a newer one is refused), checksum, then the fields.
 The CRC catches accidental damage; it cannot catch a file crafted (or damaged before sealing) with a valid
-CRC. Against that the decoder validates every field against the bytes that are really there before it
-allocates (``codec.decompress``) and compares the digest of what it decoded with the stored one. Version 3
+CRC. The content digest guards against accidental damage too — a wrong decode of a damaged stream — not against
+a crafter, who can recompute it as easily as the CRC. What protects a reader from a crafted file is validation:
+the decoder checks every field and stream header against the bytes that are really there before it allocates or
+evaluates anything, and refuses a stream that claims more decoded bytes than its coded bytes can hold
+(``backends.max_decoded_bytes``), so the work a container can ask for is bounded by its size
+(``codec.decompress``; ``tests/test_melloc_crafted.py``). Version 3
 added the XXH3-128 digest (about 30× faster than BLAKE2b; used when the ``xxhash`` package is installed) and the
 marching block mode (``codec``); version 2 containers (BLAKE2b, FFT blocks only) are still read.
 """
