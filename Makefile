@@ -27,7 +27,7 @@ export NEURIPS24_MUTANTS_DIR ?= $(CURDIR)/_build/mutants
 CELL_TIMEOUT := 300
 
 .PHONY: install assets book test lint unit mutants notebooks run-notebooks reseed site browser lab lab-test contract \
-	colab clean
+	colab clean gpu-check gpu-dry-run full
 
 # The extras llm, text, vision and data hold the packages of the pretrained models and shipped data
 # (neurips24.assets). They install with their dependencies: those that need torch ask for any version, which the
@@ -70,7 +70,7 @@ book: install assets
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 lint: install
-	$(BIN)/ruff check src tests benchmarks notebooks book
+	$(BIN)/ruff check src tests benchmarks notebooks book scripts
 
 # Tests marked `slow` run a chapter's experiment end to end and assert its claims' rules: `make notebooks` runs the
 # same experiments and checks in the chapters themselves, so `make unit` leaves them out (run them with
@@ -170,7 +170,27 @@ contract: install
 	        echo "$$advice"; exit 1; fi; exit $$status; \
 	else echo "../shared/tools/check_chapters.py is not beside the repository: contract not checked"; fi
 
-test: lint unit run-notebooks reseed site browser lab-test contract
+# The GPU check (scripts/gpu_check.py): on a machine with a CUDA GPU and CuPy, kernel parity, the kernels at `full`
+# sizes and two chapters at `full` scale, reported in benchmarks/results. It needs no .venv (GPU_PYTHON with torch,
+# CuPy, NumPy and SciPy; PYTHONPATH=src). `make gpu-check DRY_RUN=1` (part of `make test`) lists, imports and
+# compiles every kernel on any machine.
+GPU_PYTHON ?= python3
+DRY_RUN ?=
+gpu-check:
+	$(if $(DRY_RUN),$(MAKE) install &&) PYTHONPATH=src $(if $(DRY_RUN),$(BIN)/python,$(GPU_PYTHON)) \
+	    scripts/gpu_check.py $(if $(DRY_RUN),--dry-run)
+
+# Chapters at `full` scale through the sweep runner (neurips24.fullscale, one Dask job per chapter), their claim
+# records in full/ (with date, machine and commit) for the status page's full-scale column.
+CHAPTERS ?=
+full: install
+	@if [ -z "$(CHAPTERS)" ]; then echo 'usage: make full CHAPTERS="barely_random_mts ..."'; exit 2; fi
+	$(BIN)/python -m neurips24.fullscale $(CHAPTERS) $(FULL_FLAGS)
+
+gpu-dry-run:
+	$(MAKE) gpu-check DRY_RUN=1
+
+test: lint unit gpu-dry-run run-notebooks reseed site browser lab-test contract
 
 clean:
 	rm -rf _build _run .pytest_cache .ruff_cache

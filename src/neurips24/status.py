@@ -198,7 +198,7 @@ def _scale_summary(recs: list[dict]) -> str:
 
 
 def render(records: list[dict], chapters: list[dict], *, version: str = "unknown", commit: str = "unknown",
-           reseed: list[dict] | None = None) -> str:
+           reseed: list[dict] | None = None, full_meta: dict[str, dict] | None = None) -> str:
     """The status page (MyST Markdown) for ``records`` (as :func:`load_records` returns them).
 
     A one-screen overview, a row per chapter in book order (its claims, and at each scale how many held, how many
@@ -206,7 +206,9 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
     reproduced and not run here, each with its reason; then a collapsible ledger per chapter (sphinx-design
     dropdowns) with a row per claim: the verdict first, the claim, the paper's value, ours at ``fast`` scale (and
     at ``full`` where a full-scale record exists), the control, each seed's value, the interval, whether the
-    verdict is the same at another seed set (``reseed``: the records of ``make reseed``), and why. A chapter with
+    verdict is the same at another seed set (``reseed``: the records of ``make reseed``), and why; where a
+    full-scale record exists (``full_meta``: :func:`neurips24.fullscale.load_meta`), its date, machine and commit.
+    A chapter with
     no record is listed as not run; records whose prefix no notebook of the book checks are listed after the
     chapters.
     """
@@ -283,9 +285,13 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
         held = sum(_outcome(next(iter(v.values()))) == "pass" for v in by_claim.values())
         has_full = any("full" in at for at in by_claim.values())
         full_head, full_rule = (" Ours (`full`) |", "---|") if has_full else ("", "")
+        meta = (full_meta or {}).get(Path(doc).name) if doc else None
+        full_line = ([f"Full-scale record: {_cell(meta['date_utc'])} UTC on {_cell(meta['machine'])} (GPU: "
+                      f"{_cell(meta['gpu'])}), commit `{_cell(meta['commit'])}`, {meta['wall_s']:.0f} s, made by "
+                      f"`{_cell(meta['command'])}`.", ""] if meta else [])
         lines += [f":::{{dropdown}} {title}: {held} of {len(by_claim)} held",
                   ":class-container: status-chapter", "",
-                  f"Chapter: {chapter}.", "",
+                  f"Chapter: {chapter}.", "", *full_line,
                   f"| Result | Claim | Paper | Ours (`fast`) |{full_head} Control | Per seed | Interval "
                   "| Same verdict at another seed set | Why |",
                   f"|---|---|---|---|{full_rule}---|---|---|---|---|"]
@@ -322,7 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mutants", type=Path, default=None,
                         help="the mutant records (default: $NEURIPS24_MUTANTS_DIR or ROOT/_build/mutants)")
     args = parser.parse_args(argv)
-    records = load_records(claims.claims_dir(), *args.also)
+    full_dir = args.root / "full"   # the shipped full-scale records of `make full`
+    records = load_records(claims.claims_dir(), *args.also, *([full_dir] if full_dir.is_dir() else []))
     reseed_dir = args.reseed or (Path(os.environ[RESEED_VAR]) if os.environ.get(RESEED_VAR) else None)
     reseed = load_records(reseed_dir) if reseed_dir and reseed_dir.is_dir() else None
     if args.compare:
@@ -330,7 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or args.root / "book" / "status.md"
     version, commit = build_info(args.root)
     chapters = toc_chapters(args.root)
-    out.write_text(render(records, chapters, version=version, commit=commit, reseed=reseed), encoding="utf-8")
+    from .fullscale import load_meta
+
+    out.write_text(render(records, chapters, version=version, commit=commit, reseed=reseed,
+                          full_meta=load_meta(full_dir)), encoding="utf-8")
     landing.write_cards(records, chapters, args.root)
     mutants_dir = args.mutants or (Path(os.environ[MUTANTS_VAR]) if os.environ.get(MUTANTS_VAR)
                                    else args.root / "_build" / "mutants")
