@@ -108,3 +108,12 @@ def test_parse_pipes_reads_a_pipe_table_and_round_trips_through_show_table():
 def test_parse_pipes_rejects_what_is_not_a_pipe_table(bad, error):
     with pytest.raises(error):
         tables.parse_pipes(bad)
+
+
+def test_a_pipe_inside_inline_code_or_escaped_stays_in_its_cell_and_code_renders():
+    from neurips24.tables import parse_pipes, table_html
+
+    rows, header = parse_pipes("| `prompt` | end |\n|---|---|\n| `<|im_end|>` | a \\| b |\n")
+    assert header == ["`prompt`", "end"] and rows == [["`<|im_end|>`", "a | b"]]
+    page = table_html(rows, header)
+    assert "<th><code>prompt</code></th>" in page and "<code>&lt;|im_end|&gt;</code>" in page and "`" not in page

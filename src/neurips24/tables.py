@@ -18,6 +18,7 @@ from numbers import Integral, Real
 import numpy as np
 
 _DOLLAR_MATH = re.compile(r"\$([^$]+)\$")
+_CODE = re.compile(r"`([^`]+)`")
 
 
 def format_cell(value, fmt: str = "{:.3g}") -> str:
@@ -48,9 +49,16 @@ def _check(rows, header) -> tuple[list[str], list[list]]:
 
 
 def _html_cell(text: str) -> str:
-    """Escaped HTML; ``$tex$`` becomes ``\\(tex\\)`` for MathJax."""
-    parts = _DOLLAR_MATH.split(text)   # even indices: text, odd: TeX
-    return "".join(html.escape(p) if i % 2 == 0 else r"\(" + html.escape(p) + r"\)" for i, p in enumerate(parts))
+    """Escaped HTML; ``$tex$`` becomes ``\\(tex\\)`` for MathJax and ```code``` becomes ``<code>code</code>``."""
+    out = []
+    for j, chunk in enumerate(_CODE.split(text)):   # odd indices: inline code, shown as it is
+        if j % 2:
+            out.append(f"<code>{html.escape(chunk)}</code>")
+            continue
+        parts = _DOLLAR_MATH.split(chunk)   # even indices: text, odd: TeX
+        out.append("".join(html.escape(p) if i % 2 == 0 else r"\(" + html.escape(p) + r"\)"
+                           for i, p in enumerate(parts)))
+    return "".join(out)
 
 
 def table_html(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> str:
@@ -109,7 +117,8 @@ def parse_pipes(text: str) -> tuple[list[list[str]], list[str]]:
     """The rows and the header of a Markdown pipe table (``| a | b |`` lines, the second one ``|---|---|``).
 
     For a package that already formats its table as Markdown: ``show_table(*parse_pipes(md))`` shows it as
-    :func:`show_table` does. Cells are stripped; ``\\|`` inside a cell is not supported.
+    :func:`show_table` does. Cells are stripped; a ``|`` inside inline code (```<|im_end|>```) or escaped as
+    ``\\|`` belongs to its cell.
 
     Raises
     ------
@@ -122,8 +131,29 @@ def parse_pipes(text: str) -> tuple[list[list[str]], list[str]]:
     if len(lines) < 2 or not all(ln.startswith("|") and ln.endswith("|") for ln in lines) \
             or not re.fullmatch(r"\|(\s*:?-{3,}:?\s*\|)+", lines[1]):
         raise ValueError("text must be a pipe table: a '| ... |' header line, a '|---|' separator line, then rows")
-    header, *rows = [[cell.strip() for cell in ln[1:-1].split("|")] for ln in lines[:1] + lines[2:]]
+    header, *rows = [[cell.strip() for cell in _split_row(ln[1:-1])] for ln in lines[:1] + lines[2:]]
     for i, row in enumerate(rows):
         if len(row) != len(header):
             raise ValueError(f"row {i} of the table has {len(row)} cells, the header has {len(header)}")
     return rows, header
+
+
+def _split_row(text: str) -> list[str]:
+    """A pipe-table row's cells: split on ``|`` outside inline code and not escaped (``\\|`` becomes ``|``)."""
+    cells, cell, in_code, i = [], [], False, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text) and text[i + 1] == "|":
+            cell.append("|")
+            i += 2
+            continue
+        if ch == "`":
+            in_code = not in_code
+        if ch == "|" and not in_code:
+            cells.append("".join(cell))
+            cell = []
+        else:
+            cell.append(ch)
+        i += 1
+    cells.append("".join(cell))
+    return cells
