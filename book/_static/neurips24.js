@@ -55,29 +55,67 @@
   });
 
   // 4. Figures at full size. On a phone a multi-panel figure is scaled to the column; a click (or Enter) on a
-  // figure opens it at its own size in an overlay that scrolls sideways; a click or Escape closes it.
+  // figure opens it at its own size in an overlay that scrolls sideways, with a close button that takes the
+  // focus; a click, the button or Escape closes it and gives the focus back to the figure. A figure shown at
+  // under 80 % of its own width says so ("Tap to enlarge"). A figure whose alternative text is a file name (what
+  // myst-nb writes for an output image) gets its caption's text, or else "Figure", instead.
   ready(function () {
-    var overlay = null;
-    function close() { if (overlay) { overlay.remove(); overlay = null; } }
+    var overlay = null, opener = null;
+    function close() {
+      if (!overlay) { return; }
+      overlay.remove(); overlay = null;
+      if (opener) { opener.focus(); opener = null; }
+    }
     function open(img) {
       close();
+      opener = img;
       overlay = document.createElement("div");
       overlay.className = "neurips24-zoom";
       overlay.setAttribute("role", "dialog");
-      overlay.setAttribute("aria-label", "Figure at full size (click or Escape to close)");
+      overlay.setAttribute("aria-modal", "true");
+      overlay.setAttribute("aria-label", "Figure at full size");
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "neurips24-zoom-close";
+      button.setAttribute("aria-label", "Close the figure");
+      button.textContent = "\u00d7 Close";
+      button.addEventListener("click", function (e) { e.stopPropagation(); close(); });
       var big = img.cloneNode();
       big.removeAttribute("width"); big.removeAttribute("height"); big.removeAttribute("style");
+      big.classList.remove("neurips24-zoomable");
+      overlay.appendChild(button);
       overlay.appendChild(big);
       overlay.addEventListener("click", close);
       document.body.appendChild(overlay);
+      button.focus();
+    }
+    function caption(img) {
+      var fig = img.closest("figure");
+      var cap = fig && fig.querySelector("figcaption");
+      return cap ? cap.innerText.replace(/\s+/g, " ").trim() : "";
     }
     document.querySelectorAll(".cell_output img").forEach(function (img) {
       img.classList.add("neurips24-zoomable");
       img.tabIndex = 0;
+      if (!img.alt || /[\/\\]|\.(png|jpe?g|svg|gif)$/i.test(img.alt) || /^_build|^\.\./.test(img.alt)) {
+        img.alt = caption(img) || "Figure";
+      }
       img.addEventListener("click", function () { open(img); });
       img.addEventListener("keydown", function (e) { if (e.key === "Enter") { open(img); } });
+      function hint() {
+        var small = img.naturalWidth > 0 && img.clientWidth > 0 && img.clientWidth < 0.8 * img.naturalWidth;
+        var next = img.nextElementSibling;
+        var has = next && next.classList.contains("neurips24-zoom-hint");
+        if (small && !has) {
+          var h = document.createElement("div");
+          h.className = "neurips24-zoom-hint";
+          h.textContent = "Tap or click the figure to enlarge it";
+          img.insertAdjacentElement("afterend", h);
+        } else if (!small && has) { next.remove(); }
+      }
+      if (img.complete) { hint(); } else { img.addEventListener("load", hint); }
+      window.addEventListener("resize", hint);
     });
     document.addEventListener("keydown", function (e) { if (e.key === "Escape") { close(); } });
   });
 })();
-

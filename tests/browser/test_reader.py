@@ -25,7 +25,9 @@ PIPE_TABLE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\(frac|mathrm|mathbb|sigma|sum|int)\b|\^\{|_\{")
 MYST_LEAK = re.compile(r"\{(eq|ref|numref|doc|cite:[tp]|glue|math)\}|\beqs?\. ?\(?[a-z][a-z0-9]*(-[a-z0-9]+)+\)?")
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])/(root|home|tmp|Users|private|var|opt|work|usr|mnt|srv)/\S*")
-PROCESS_WORD = re.compile(r"\bissues?\b", re.I)
+# words of how the book was made, not of what it shows (a reader has no brief, prototype or search tools)
+PROCESS_WORD = re.compile(r"\bissues?\b|\bthe brief\b|\bprototype\b|\b(equations|tables?) not read\b|"
+                          r"\bsearch tools\b", re.I)
 
 # What a reader reads in the article: the main text with code, scripts and typeset math left out (the theme's
 # header, sidebars and footer are not part of it); and each output's text.
@@ -260,8 +262,45 @@ def test_a_figure_opens_at_full_size_on_a_phone(browser_context, site_url, path)
         img.click()
         zoom = page.locator(".neurips24-zoom img")
         assert zoom.count() == 1 and zoom.evaluate("i => i.getBoundingClientRect().width") >= natural - 1
-        page.locator(".neurips24-zoom").click(position={"x": 5, "y": 5})
+        assert page.evaluate("document.activeElement.className") == "neurips24-zoom-close"   # focus moved in
+        assert "/" not in img.get_attribute("alt") and img.get_attribute("alt")           # no file path as alt
+        page.keyboard.press("Enter")                                                      # the close button
+        assert page.locator(".neurips24-zoom").count() == 0
+        assert page.evaluate("document.activeElement.classList.contains('neurips24-zoomable')")
+        img.click()
+        page.locator(".neurips24-zoom").click(position={"x": 5, "y": 300})
         assert page.locator(".neurips24-zoom").count() == 0
         assert not page.errors, page.errors
+    finally:
+        page.close()
+
+
+# The contrast ratio (WCAG 2) of each claim card's verdict, claim id and text on the page's background.
+CARD_CONTRAST = """() => {
+  const lum = (c) => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(Number).map(x => x / 255)
+      .map(x => x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4));
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const bg = (e) => { for (let n = e; n; n = n.parentElement) { const c = getComputedStyle(n).backgroundColor;
+      if (c && !c.startsWith('rgba(0, 0, 0, 0)') && c !== 'transparent') return c; } return 'rgb(255, 255, 255)'; };
+  const ratio = (e) => { const a = lum(getComputedStyle(e).color), b = lum(bg(e));
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); };
+  return [...document.querySelectorAll('.claim-card')].flatMap(card =>
+    ['.claim-verdict', 'code.claim-id', 'td'].map(sel => card.querySelector(sel)).filter(Boolean)
+      .map(e => ({what: e.className || e.tagName, id: card.dataset.claimId, ratio: ratio(e)})));
+}"""
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_claim_cards_are_legible_in_both_colour_modes(browser_context, site_url, mode):
+    """Every claim card's verdict, claim id and values have a contrast of at least 4.5:1 (WCAG AA)."""
+    page = _open(browser_context, site_url, CHAPTERS[0], WIDTHS["desktop"])
+    try:
+        page.evaluate("(m) => { document.documentElement.dataset.theme = m; "
+                      "document.documentElement.dataset.mode = m; }", mode)
+        page.wait_for_timeout(100)
+        ratios = page.evaluate(CARD_CONTRAST)
+        assert ratios, "no claim card"
+        low = [r for r in ratios if r["ratio"] < 4.5]
+        assert not low, f"{len(low)} of {len(ratios)} card texts below 4.5:1 in {mode} mode: {low[:4]}"
     finally:
         page.close()
