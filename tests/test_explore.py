@@ -115,3 +115,11 @@ def test_sweep_needs_widgets_beside_it(monkeypatch):
     monkeypatch.setenv("NEURIPS24_WIDGETS", "0")
     with pytest.raises(ValueError, match="pass a widget"):
         neurips24.interact(print, sweep=("a", [1, 2]), a=ipywidgets.IntSlider(value=1), b=(1, 5))
+
+
+def test_the_slider_says_what_was_drawn_in_advance_and_what_stays_fixed():
+    from neurips24.explore import sweep_html
+
+    page = sweep_html("depth", [4, 8], [[b"a"], [b"b"]], 0, fixed={"width": 64, "σ²": 2.0})
+    assert "Drawn in advance for depth = 4, 8; fixed: width = 64; σ² = 2." in page
+    assert "every control is live" in page

@@ -99,14 +99,20 @@ def frames(function, name: str, values, **kwargs) -> list[list[bytes]]:
     return out
 
 
-def sweep_html(label: str, values, images: list[list[bytes]], start: int) -> str:
+def sweep_html(label: str, values, images: list[list[bytes]], start: int, fixed: dict | None = None) -> str:
     """The kernel-free control: an HTML range slider over ``values`` and one frame (its images) per value.
 
     Frames other than ``start`` are ``hidden``; ``book/_static/neurips24.js`` shows the frame the slider points at.
+    A note above the slider says which values were drawn in advance and at which values the other controls
+    (``fixed``: label -> value) stay.
     """
     esc = html.escape
     texts = [_value_text(v) for v in values]
+    held = "; ".join(f"{k} = {_value_text(v)}" for k, v in (fixed or {}).items())
+    note = (f"Drawn in advance for {esc(label)} = {esc(', '.join(texts))}"
+            + (f"; fixed: {esc(held)}" if held else "") + ". In Jupyter or Colab every control is live.")
     parts = [f"<div class='neurips24-sweep' data-control='{esc(label)}'>",
+             f"<p class='neurips24-sweep-note'>{note}</p>",
              f"<label>{esc(label)} <input type='range' min='0' max='{len(values) - 1}' step='1' value='{start}' "
              f"aria-label='{esc(label)}'> <output>{esc(texts[start])}</output></label>",
              "<div class='neurips24-sweep-frames'>"]
@@ -162,7 +168,8 @@ def interact(function, *, sweep: tuple | None = None, **controls):
     from IPython.display import HTML, display
 
     label = _label(name, controls[name])
-    display(HTML(sweep_html(label, values, frames(function, name, values, **defaults), start)),
+    fixed = {_label(k, c): defaults[k] for k, c in controls.items() if k != name}
+    display(HTML(sweep_html(label, values, frames(function, name, values, **defaults), start, fixed)),
             metadata={"text/plain": f"(a slider over {label}; live controls appear in Jupyter or Colab)"})
     return None
 
