@@ -33,7 +33,7 @@ def test_a_chapters_colab_button_opens_its_colab_copy():
     site_scripts.colab_launch_copy(_app(), "notebooks/thompson_sampling_paradox", "page.html", context, None)
     binder, colab = (b["url"] for b in context["header_buttons"][0]["buttons"])
     assert colab == f"{COLAB}/github/{REPO}/blob/{BRANCH}/colab/thompson_sampling_paradox.ipynb"
-    assert binder.endswith("tree/notebooks/thompson_sampling_paradox.ipynb")       # Binder keeps the chapter
+    assert binder.endswith("?urlpath=lab/tree/colab/thompson_sampling_paradox.ipynb")   # JupyterLab, the copy
     assert (ROOT / "colab").is_dir() is False or (ROOT / "colab" / "thompson_sampling_paradox.ipynb").is_file()
 
 

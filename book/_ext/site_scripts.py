@@ -16,7 +16,8 @@
   target does not change.
 - The header's Colab launch button opens the chapter's Colab copy, ``colab/<stem>.ipynb`` (as the badge does):
   sphinx-book-theme builds it from the page's own path, ``notebooks/<stem>.ipynb``, whose MyST markup Colab shows
-  as raw text, and has no option to point one launcher elsewhere. Binder keeps the chapter.
+  as raw text, and has no option to point one launcher elsewhere. Binder opens the same copy in JupyterLab
+  (``urlpath=lab/tree/colab/<stem>.ipynb``): the classic view would show the chapter's MyST source.
 """
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ def local_badge(app, pagename, templatename, context, doctree) -> None:
 
 
 _CHAPTER_NOTEBOOK = re.compile(r"/notebooks/(?P<stem>[^/]+)\.ipynb$")
+_BINDER_PATH = re.compile(r"urlpath=(?:lab/)?tree/notebooks/(?P<stem>[^/&]+)\.ipynb")
 
 
 def colab_launch_copy(app, pagename, templatename, context, doctree) -> None:
@@ -76,6 +78,8 @@ def colab_launch_copy(app, pagename, templatename, context, doctree) -> None:
             url = button.get("url", "") if isinstance(button, dict) else ""
             if url.startswith(colab + "/github/"):
                 button["url"] = _CHAPTER_NOTEBOOK.sub(r"/colab/\g<stem>.ipynb", url)
+            elif _BINDER_PATH.search(url):
+                button["url"] = _BINDER_PATH.sub(r"urlpath=lab/tree/colab/\g<stem>.ipynb", url)
 
 
 def serve_static(app, config) -> None:
