@@ -19,19 +19,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from .. import seeding
 from ..assets import natural_images
+from ..checks import check_count
 from . import classical, data, network, weights
 from . import metrics as mt
 
 SETTINGS = {
     # crops per training image and kind, crop side; held-out crops per kind, side; training steps; channels
-    "fast": dict(train_crops=2, train_size=128, test_crops=8, test_size=160, steps=300, channels=8),
-    "full": dict(train_crops=8, train_size=192, test_crops=24, test_size=256, steps=3000, channels=32),
+    "fast": dict(train_crops=2, train_size=128, test_crops=8, test_size=160, steps=300, channels=8,
+                 n_seeds=3),
+    "full": dict(train_crops=8, train_size=192, test_crops=24, test_size=256, steps=3000, channels=32,
+                 n_seeds=5),
 }
 METHODS = ("static", "TTD (code form, γ = 50)", "Softmax(−γℓ), γ = 50", "TTD (paper form, γ = 1)",
            "reversed RD (M − ω), γ = 50", "reconstruction net: static", "reconstruction net: TTD, γ = 50",
            "Laplacian pyramid (scikit-image)")
 TTD = METHODS[1]
+GAMMAS = (weights.GAMMA_PAPER, weights.GAMMA_CODE)   # the mechanism checks run at the paper's γ and the code's
 
 
 def _settings(scale: str) -> dict:
@@ -105,6 +110,8 @@ class FusionResult:
     bound: dict = field(default_factory=dict)         # 'static' / 'TTD' / 'mismatched' -> list of dicts
     weight_sum_error: float = 0.0
     seconds: dict = field(default_factory=dict)
+    per_gamma: dict = field(default_factory=dict)     # γ -> {measurement: (n_pairs,)}, see _gamma_numbers
+    seed: int = 0
 
     @property
     def kinds(self) -> np.ndarray:
@@ -129,6 +136,40 @@ class FusionResult:
         return rows, ["pairs", "method"] + list(names)
 
 
+def _gamma_numbers(res, comps, r_comps, gamma: float) -> dict:
+    """Per held-out pair, at one γ: the mechanism's measurements and their controls, (n_pairs,) arrays.
+
+    'quality' corr(ω_1, δ_1 − δ_2) of the fusion network's weights, control 'quality_control' the
+    reconstruction network's; 'cov' the bound's covariance term, control 'cov_control' with the weights of the
+    next pair of the same kind; 'AG', 'SF' (relative gains) and 'psnr' (dB) of TTD over the static rule,
+    controls '*_control' with the reversed weights M − ω, and 'psnr_recon' the reconstruction network's TTD over
+    its own static rule."""
+    fnet, rnet = res.fusion_net, res.reconstruction_net
+    out = {k: [] for k in ("quality", "quality_control", "cov", "cov_control", "AG", "AG_control", "SF",
+                           "SF_control", "psnr", "psnr_control", "psnr_recon")}
+    ws = []
+    for p, comp, r_comp in zip(res.pairs, comps, r_comps, strict=True):
+        x = p.sources.astype(np.float64)
+        w = weights.rd_weights(weights.component_loss(comp, x), gamma, "exp")
+        ws.append(w)
+        out["quality"].append(quality_correlation(w, p.degradation))
+        r_w = weights.rd_weights(weights.component_loss(r_comp, x), gamma, "exp")
+        out["quality_control"].append(quality_correlation(r_w, p.degradation))
+        out["psnr_recon"].append(mt.psnr_truth(weights.fuse(rnet, x, r_w), p.truth)
+                                 - mt.psnr_truth(weights.fuse(rnet, x), p.truth))
+        out["cov"].append(weights._bound_terms(comp, x, w)["covariance"])
+        static = weights.fuse(fnet, x)
+        for key, F in (("", weights.fuse(fnet, x, w)), ("_control", weights.fuse(fnet, x, x.shape[0] - w))):
+            out["AG" + key].append(mt.average_gradient(F) / mt.average_gradient(static) - 1)
+            out["SF" + key].append(mt.spatial_frequency(F) / mt.spatial_frequency(static) - 1)
+            out["psnr" + key].append(mt.psnr_truth(F, p.truth) - mt.psnr_truth(static, p.truth))
+    for i, p in enumerate(res.pairs):
+        same = [j for j, q in enumerate(res.pairs) if q.kind == p.kind]
+        j = same[(same.index(i) + 1) % len(same)]
+        out["cov_control"].append(weights._bound_terms(comps[i], p.sources.astype(np.float64), ws[j])["covariance"])
+    return {k: np.array(v, dtype=np.float64) for k, v in out.items()}
+
+
 def _evaluate(res: FusionResult, gamma: float = weights.GAMMA_CODE) -> None:
     fnet, rnet = res.fusion_net, res.reconstruction_net
     res.metrics = {m: [] for m in METHODS}
@@ -136,12 +177,12 @@ def _evaluate(res: FusionResult, gamma: float = weights.GAMMA_CODE) -> None:
         res.quality_corr[key], res.loss_corr[key] = [], []
     res.bound = {"static": [], "TTD": [], "mismatched": []}
     err = 0.0
-    ttd_weights, comps = [], []
+    ttd_weights, comps, r_comps = [], [], []
     for p in res.pairs:
         x = p.sources
         a, b = x
         comp = weights.uni_source_components(fnet, x).astype(np.float64)
-        ell = (comp - x) ** 2
+        ell = weights.component_loss(comp, x)
         comps.append(comp)
         w = weights.rd_weights(ell, gamma, "exp")
         ttd_weights.append(w)
@@ -153,7 +194,9 @@ def _evaluate(res: FusionResult, gamma: float = weights.GAMMA_CODE) -> None:
             METHODS[3]: weights.fuse(fnet, x, weights.rd_weights(ell, weights.GAMMA_PAPER, "exp")),
             METHODS[4]: weights.fuse(fnet, x, x.shape[0] - w),
         }
-        r_ell = weights.uni_source_loss(rnet, x)
+        r_comp = weights.uni_source_components(rnet, x).astype(np.float64)
+        r_comps.append(r_comp)
+        r_ell = weights.component_loss(r_comp, x)
         r_w = weights.rd_weights(r_ell, gamma, "exp")
         fused[METHODS[5]] = weights.fuse(rnet, x)
         fused[METHODS[6]] = weights.fuse(rnet, x, r_w)
@@ -173,12 +216,14 @@ def _evaluate(res: FusionResult, gamma: float = weights.GAMMA_CODE) -> None:
     res.quality_corr = {k: np.array(v) for k, v in res.quality_corr.items()}
     res.loss_corr = {k: np.array(v) for k, v in res.loss_corr.items()}
     res.weight_sum_error = err
+    res.per_gamma = {float(g): _gamma_numbers(res, comps, r_comps, g) for g in GAMMAS}
 
 
-def train_networks(scale: str = "fast", seed: int = 0, rule: str = "sum") -> FusionResult:
+def train_networks(scale: str = "fast", seed: int | None = None, rule: str = "sum") -> FusionResult:
     """Steps 1–3 of the module docstring: the pairs and both trained networks, in a :class:`FusionResult` whose
     metrics are still empty (:func:`evaluate` fills them). Arguments and errors as :func:`run_fusion`."""
     cfg = _settings(scale)
+    seed = seeding.seed(0) if seed is None else check_count("seed", seed, 0)
     if rule not in network.RULES:
         raise ValueError(f"rule must be one of {network.RULES}, got {rule!r}")
     t0 = time.perf_counter()
@@ -188,7 +233,7 @@ def train_networks(scale: str = "fast", seed: int = 0, rule: str = "sum") -> Fus
     fnet, hf = network.train_fusion(train, steps=cfg["steps"], channels=cfg["channels"], seed=seed, rule=rule)
     t2 = time.perf_counter()
     rnet, hr = network.train_reconstruction(train, steps=cfg["steps"], channels=cfg["channels"], seed=seed)
-    res = FusionResult(scale, test, len(train), fnet, rnet, {"fusion": hf, "reconstruction": hr})
+    res = FusionResult(scale, test, len(train), fnet, rnet, {"fusion": hf, "reconstruction": hr}, seed=seed)
     res.seconds = {"pairs": t1 - t0, "train fusion": t2 - t1, "train reconstruction": time.perf_counter() - t2}
     return res
 
@@ -207,13 +252,14 @@ def evaluate(res: FusionResult, gamma: float = weights.GAMMA_CODE) -> FusionResu
     return res
 
 
-def run_fusion(scale: str = "fast", seed: int = 0, rule: str = "sum") -> FusionResult:
+def run_fusion(scale: str = "fast", seed: int | None = None, rule: str = "sum") -> FusionResult:
     """Train both networks and evaluate every method on the held-out pairs (see the module docstring).
 
     Parameters
     ----------
     scale : 'fast' (CPU, about half a minute) or 'full' (larger crops, more pairs, 10× the training).
-    seed : seeds the training crops, the initialisations and the patch sampling (held-out crops use seed + 1).
+    seed : seeds the training crops, the initialisations and the patch sampling (held-out crops use seed + 1);
+        None: ``neurips24.seed(0)`` (the book's seed offset applies).
     rule : the fusion network's rule, 'sum' (the official code's) or 'mean' (IFCNN's); the reconstruction
         network always averages its features.
 
@@ -226,6 +272,34 @@ def run_fusion(scale: str = "fast", seed: int = 0, rule: str = "sum") -> FusionR
     ValueError for an unknown scale or rule.
     """
     return evaluate(train_networks(scale, seed, rule))
+
+
+def training_seeds(scale: str = "fast") -> tuple[int, ...]:
+    """The training seeds a scale uses: ``neurips24.seeds(n)``, n = 3 at 'fast' and 5 at 'full' (the book's seed
+    offset applies). Raises ValueError for an unknown scale."""
+    return seeding.seeds(_settings(scale).get("n_seeds", 3))
+
+
+def run_seeds(scale: str = "fast", seeds=None, rule: str = "sum") -> list[FusionResult]:
+    """:func:`run_fusion` once per training seed: the runs the reproduction checks judge together.
+
+    Parameters
+    ----------
+    scale, rule : as :func:`run_fusion`.
+    seeds : iterable of ints ≥ 0, or None: ``neurips24.seeds(n)`` with n = 3 at 'fast', 5 at 'full'.
+
+    Returns
+    -------
+    list of :class:`FusionResult`, one per seed, in the order of ``seeds``.
+
+    Raises
+    ------
+    ValueError for an unknown scale or rule, fewer than 3 seeds, or a seed that is not an integer ≥ 0.
+    """
+    seeds = training_seeds(scale) if seeds is None else tuple(check_count("seeds", s, 0) for s in seeds)
+    if len(seeds) < 3:
+        raise ValueError(f"seeds must hold at least 3 training seeds, got {seeds!r}")
+    return [run_fusion(scale, s, rule) for s in seeds]
 
 
 @torch.no_grad()

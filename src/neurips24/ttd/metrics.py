@@ -67,8 +67,19 @@ def _corr(x, y) -> float:
 
 
 def scd(F, A, B) -> float:
-    """SCD: sum of the correlations of differences, corr(F − B, A) + corr(F − A, B) (Aslantas & Bendes, 2015)."""
+    """SCD: sum of the correlations of differences, corr(F − B, A) + corr(F − A, B) (Aslantas & Bendes, 2015).
+
+    F, A, B : (H, W) images of one shape (see ``_img``). Returns a float in [−2, 2].
+
+    Raises
+    ------
+    ValueError if F is constant: F − B = c − B then correlates perfectly negatively with A wherever A and B are
+    alike, and SCD would read a blank image as −2 (the worst score) instead of saying it is undefined; also for
+    images of other shapes or non-finite pixels.
+    """
     f = _img("F", F)
+    if np.ptp(f) == 0:
+        raise ValueError("F is constant: SCD is undefined for a blank fused image (it would read -2)")
     a, b = _img("A", A, f.shape), _img("B", B, f.shape)
     return _corr(f - b, a) + _corr(f - a, b)
 

@@ -75,7 +75,21 @@ def uni_source_loss(net, sources) -> np.ndarray:
     As :func:`uni_source_components`.
     """
     x = _check_sources(sources)
-    return (uni_source_components(net, x) - x) ** 2
+    return component_loss(uni_source_components(net, x), x)
+
+
+def component_loss(components, sources) -> np.ndarray:
+    """ℓ_m = (c_m − x_m)² per pixel, each uni-source component c_m against its own source x_m (Eq. 5, the
+    code's squared error): (M, H, W), (M, H, W) -> (M, H, W), float64 when either input is.
+
+    Raises
+    ------
+    ValueError if the shapes differ.
+    """
+    c, x = np.asarray(components), np.asarray(sources)
+    if c.shape != x.shape:
+        raise ValueError(f"components and sources must have one shape, got {c.shape} and {x.shape}")
+    return (c - x) ** 2
 
 
 def rd_weights(loss, gamma: float = GAMMA_CODE, form: str = "exp") -> np.ndarray:
