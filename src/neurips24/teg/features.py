@@ -5,6 +5,7 @@ h_u⁰ = PLM(T_u) + Σ_{v ∈ N(u)} PLM(T_{e_vu})                               
 and a classifier on top. We keep the two parts side by side (concatenated) rather than summed, and average the
 edge vectors over the edges that carry text (a mean, not a sum, so that a hub's vector is not larger):
 x_u = [PLM(T_u), mean_{e ∋ u, T_e ≠ ∅} PLM(T_e)]. The aggregation is a sparse matrix product (SciPy).
+:func:`summed_edge_input` is the literal form of (teg-plm), for comparison.
 """
 from __future__ import annotations
 
@@ -91,6 +92,35 @@ def plm_features(node_x, edge_x, edge_index, has_text, variant: str) -> np.ndarr
 
 
 VARIANTS = ("node", "node+edge", "node+nbr", "node+nbr+edge")
+
+
+def summed_edge_input(node_x, edge_x, edge_index, has_text) -> np.ndarray:
+    """The literal PLM-based input (teg-plm): h_u = PLM(T_u) + Σ_{v ∈ N(u)} PLM(T_{e_vu}).
+
+    The sum runs over the edges e_vu that point **at** u (row 1 of ``edge_index`` is the target) and carry text;
+    a node no such edge points at keeps PLM(T_u).
+
+    Parameters
+    ----------
+    node_x : (N, d) float. edge_x : (E, d) float, the same d. edge_index : (2, E) int64. has_text : (E,) bool.
+
+    Returns
+    -------
+    (N, d) float32.
+
+    Raises
+    ------
+    ValueError on mismatched shapes, node ids outside 0..N-1 or non-finite vectors.
+    """
+    ei, x = _check(edge_index, edge_x, len(node_x))
+    nx = np.asarray(node_x, dtype=float)
+    if nx.ndim != 2 or nx.shape[1] != x.shape[1] or not np.all(np.isfinite(nx)):
+        raise ValueError(f"node_x must be finite (N, {x.shape[1]}), got shape {nx.shape}")
+    w = np.asarray(has_text, dtype=float)
+    if w.shape != (ei.shape[1],):
+        raise ValueError(f"has_text must have shape ({ei.shape[1]},), got {w.shape}")
+    inc = sp.csr_matrix((w, (ei[1], np.arange(ei.shape[1]))), shape=(len(nx), ei.shape[1]))
+    return (nx + inc @ x).astype(np.float32)
 
 
 def _check(edge_index, x, num_nodes):

@@ -7,7 +7,8 @@ import numpy as np
 from .experiment import Results
 
 VARIANT_LABELS = {"node": "node text", "node+edge": "+ edge text", "node+edge (shuffled edge text)":
-                  "+ shuffled edge text", "node+nbr": "+ neighbours", "node+nbr+edge": "+ neighbours + edge text"}
+                  "+ shuffled edge text", "node+edge (sum)": "+ Σ edge text (sum)", "node+nbr": "+ neighbours",
+                  "node+nbr+edge": "+ neighbours + edge text"}
 
 
 def plot_plm_variants(res: Results, ax=None):

@@ -170,12 +170,19 @@ def hits_at_k(pos_scores, neg_scores, k: int) -> float:
 
     Raises
     ------
-    ValueError if k < 1 or there are fewer than k negatives.
+    ValueError if k < 1, there are fewer than k negatives, or a score is NaN or infinite (a NaN compares
+    False with everything and would read as a miss).
     """
-    neg = np.sort(np.asarray(neg_scores, dtype=float))[::-1]
+    pos = np.asarray(pos_scores, dtype=float)
+    neg = np.asarray(neg_scores, dtype=float)
+    if not (np.all(np.isfinite(pos)) and np.all(np.isfinite(neg))):
+        raise ValueError("pos_scores and neg_scores must be finite (no NaN or inf)")
+    if pos.size == 0:
+        raise ValueError("pos_scores must hold at least one score")
+    neg = np.sort(neg)[::-1]
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= len(neg):
         raise ValueError(f"k must be an integer in 1..{len(neg)}, got {k!r}")
-    return float(np.mean(np.asarray(pos_scores, dtype=float) > neg[k - 1]))
+    return float(np.mean(pos > neg[k - 1]))
 
 
 def train_link_gnn(kind, x, edge_index, edge_vectors, has_text, split: LinkSplit, *, hidden=64, num_layers=2,
