@@ -66,3 +66,18 @@ def test_every_card_includes_its_claims_line_and_thumbnail(part, stem):
     """neurips24.landing writes book/_generated/<stem>.md at each build (python -m neurips24.status)."""
     _, card = _cards()[stem]
     assert f"```{{include}} _generated/{stem}.md\n```" in card
+
+
+def test_run_times_page_from_the_records(tmp_path):
+    from neurips24 import landing
+
+    chapters = [{"doc": "notebooks/a", "title": "A `x`", "prefixes": {"aa"}},
+                {"doc": "notebooks/b", "title": "B", "prefixes": {"bb"}}]
+    records = [{"chapter": "aa", "scale": "fast", "elapsed_s": 41.2}, {"chapter": "aa", "scale": "fast",
+                                                                       "elapsed_s": 77.6},
+               {"chapter": "aa", "scale": "full", "elapsed_s": 900.0}]
+    text = landing.write_times(records, chapters, tmp_path).read_text()
+    assert "| {doc}`A x </notebooks/a>` | 78 s |" in text and "| {doc}`B </notebooks/b>` | not run |" in text
+    assert "ran in 78–78 s each" in text and "Colab adds the install" in text
+    empty = landing.write_times([], chapters, tmp_path).read_text()
+    assert "have not run in this build" in empty

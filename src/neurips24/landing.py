@@ -144,3 +144,34 @@ def write_cards(records: list[dict], chapters: list[dict], root: Path) -> list[P
         path.write_text("\n".join(lines), encoding="utf-8")
         written.append(path)
     return written
+
+
+TIMES = GENERATED / "run_times.md"
+
+
+def write_times(records: list[dict], chapters: list[dict], root: Path) -> Path:
+    """Write ``book/_generated/run_times.md``: each chapter's run time at ``fast`` scale in this build (the
+    seconds from its setup cell to its last check, on the build machine), which the landing page, the seminar
+    guide and the lecturer's kit include instead of typing a time.
+
+    Returns
+    -------
+    Path of the file written.
+    """
+    rows = []
+    for ch in chapters:
+        fast = [r for r in records if r.get("chapter") in ch["prefixes"] and r.get("scale") == "fast"]
+        times = [r["elapsed_s"] for r in fast if isinstance(r.get("elapsed_s"), (int, float))]
+        rows.append((ch["doc"], ch["title"], max(times) if times else None))
+    timed = [t for _, _, t in rows if t is not None]
+    lines = ["| chapter | run time at `fast` scale |", "|---|---|"]
+    lines += [f"| {{doc}}`{title.replace('`', '')} </{doc}>` | {f'{t:.0f} s' if t is not None else 'not run'} |"
+              for doc, title, t in rows]
+    summary = (f"In this build the chapters ran in {min(timed):.0f}–{max(timed):.0f} s each (median "
+               f"{sorted(timed)[len(timed) // 2]:.0f} s) on the build machine's CPU (2 cores), from the setup cell "
+               "to the last check; a laptop is about as fast, and Colab adds the install (its first cell)."
+               if timed else "The chapters have not run in this build, so no run time is shown.")
+    path = root / TIMES
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(summary + "\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    return path

@@ -342,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(render(records, chapters, version=version, commit=commit, reseed=reseed,
                           full_meta=load_meta(full_dir)), encoding="utf-8")
     landing.write_cards(records, chapters, args.root)
+    landing.write_times(records, chapters, args.root)
     mutants_dir = args.mutants or (Path(os.environ[MUTANTS_VAR]) if os.environ.get(MUTANTS_VAR)
                                    else args.root / "_build" / "mutants")
     tested = args.root / "book" / "claims_tested.md"
