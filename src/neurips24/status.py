@@ -104,8 +104,10 @@ BADGES = {"pass": "PASS", "not reproduced": "NOT REPRODUCED", "not run here": "N
 
 
 def _result(rec: dict) -> str:
+    """The verdict as a coloured badge (an HTML span with the outcome's class: book/_static/neurips24.css)."""
     outcome = _outcome(rec)
-    return BADGES.get(outcome, f"**FAIL: {outcome}**")
+    text = BADGES.get(outcome, f"FAIL: {outcome}")
+    return f'<span class="status-badge {claims.outcome_class(outcome)}">{html.escape(text)}</span>'
 
 
 def why(rec: dict, reseed: dict | None = None) -> str:
