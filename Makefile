@@ -8,7 +8,7 @@ JB_FLAGS := -W -n --keep-going
 # The site serves its own JavaScript (it works with no network): MathJax, and RequireJS with the Jupyter widget
 # manager that displays saved widget states, unpacked from these npm packages into a folder git ignores.
 VENDOR     := _build/vendor
-NPM_ASSETS := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.6 requirejs@2.3.7
+NPM_ASSETS := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.6 requirejs@2.3.7 reveal.js@5.2.1
 # The browser test drives Debian's Chromium (never a browser downloaded by Playwright).
 CHROMIUM   ?= /usr/bin/chromium
 
@@ -44,7 +44,8 @@ $(BIN)/.installed: pyproject.toml
 install: $(BIN)/.installed
 
 $(VENDOR)/mathjax/tex-mml-chtml.js: Makefile
-	rm -rf $(VENDOR) _build/npm && mkdir -p _build/npm $(VENDOR)/mathjax $(VENDOR)/html-manager $(VENDOR)/requirejs
+	rm -rf $(VENDOR) _build/npm && mkdir -p _build/npm $(VENDOR)/mathjax $(VENDOR)/html-manager $(VENDOR)/requirejs \
+	    $(VENDOR)/reveal
 	cd _build/npm && npm pack --silent $(NPM_ASSETS) > /dev/null
 	tar xzf _build/npm/mathjax-*.tgz -C $(VENDOR)/mathjax --strip-components=1 package/LICENSE
 	tar xzf _build/npm/mathjax-*.tgz -C $(VENDOR)/mathjax --strip-components=2 package/es5
@@ -52,6 +53,9 @@ $(VENDOR)/mathjax/tex-mml-chtml.js: Makefile
 	tar xzf _build/npm/jupyter-widgets-html-manager-*.tgz -C $(VENDOR)/html-manager --strip-components=2 \
 	    --exclude='*.map' --exclude='*embed.js' --exclude='*libembed-amd.js' package/dist
 	tar xzf _build/npm/requirejs-*.tgz -C $(VENDOR)/requirejs --strip-components=1 package/require.js
+	tar xzf _build/npm/reveal.js-*.tgz -C $(VENDOR)/reveal --strip-components=1 package/LICENSE
+	tar xzf _build/npm/reveal.js-*.tgz -C $(VENDOR)/reveal --strip-components=2 --exclude='*.map' --exclude='*.esm.js' \
+	    package/dist
 	rm -rf _build/npm
 	touch $@
 
@@ -67,6 +71,7 @@ book: install assets
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	$(BIN)/python -m neurips24.status
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
+	$(BIN)/python -m neurips24.slides
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 lint: install
@@ -113,7 +118,8 @@ site: install assets
 	mkdir -p _build && sed -e 's/execute_notebooks: force/execute_notebooks: "off"/' \
 	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
 	rm -rf _build/html && $(BIN)/python -m neurips24.status && \
-	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml; status=$$?; \
+	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml && \
+	    $(BIN)/python -m neurips24.slides; status=$$?; \
 	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb; \
 	exit $$status
 

@@ -14,6 +14,7 @@
 - The Colab badge of each chapter's title card is the site's own copy (``_static/colab-badge.svg``): the notebooks
   name Colab's badge image (for GitHub and Colab), which a reader without network would see broken. Its link
   target does not change.
+- Each chapter's header has a button that opens its slide deck (``slides/<stem>.html``, neurips24.slides).
 - The header's Colab launch button opens the chapter's Colab copy, ``colab/<stem>.ipynb`` (as the badge does):
   sphinx-book-theme builds it from the page's own path, ``notebooks/<stem>.ipynb``, whose MyST markup Colab shows
   as raw text, and has no option to point one launcher elsewhere. Binder opens the same copy in JupyterLab
@@ -82,6 +83,17 @@ def colab_launch_copy(app, pagename, templatename, context, doctree) -> None:
                 button["url"] = _BINDER_PATH.sub(r"urlpath=lab/tree/colab/\g<stem>.ipynb", url)
 
 
+def slides_button(app, pagename, templatename, context, doctree) -> None:
+    """A header button on each chapter's page that opens its slide deck (``slides/<stem>.html``, written by
+    ``python -m neurips24.slides`` after the build)."""
+    if not pagename.startswith("notebooks/") or "header_buttons" not in context:
+        return
+    url = context["pathto"](f"slides/{pagename.split('/', 1)[1]}.html", 1)
+    context["header_buttons"].append({"type": "link", "url": url, "tooltip": "Slides to project (reveal.js)",
+                                      "icon": "fas fa-person-chalkboard", "label": "slides-button",
+                                      "text": "Slides"})
+
+
 def serve_static(app, config) -> None:
     config.html_static_path.append(str(STATIC))
 
@@ -93,4 +105,5 @@ def setup(app):
     app.connect("html-page-context", mend_scripts, priority=900)   # after myst-nb has added the page's scripts
     app.connect("html-page-context", local_badge)
     app.connect("html-page-context", colab_launch_copy, priority=502)   # after the theme's launch buttons (501)
+    app.connect("html-page-context", slides_button, priority=503)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
