@@ -88,3 +88,30 @@ def test_bad_inputs_raise():
         responders.positional_P([[0, 1]], [0.2, 0.3, 0.5])
     with pytest.raises(ValueError):
         responders.decaying_positions(3, decay=1.5)
+
+
+def test_official_sigma_mapping_on_a_one_choice_responder():
+    """k = 5, all 120 orders, a responder that always picks choice 0: sigma^-1 recovers it (entropy 0), the
+    official sigma mapping gives 0.4 to choice 0 and 0.15 to the others (entropy 0.935), by hand:
+    choice c gets the share of the 120 orders with sigma(sigma(c)) = 0."""
+    from neurips24.survey import adjust, metrics, responders
+
+    orders = adjust.choice_orders(5)
+    P = responders.content_P(orders, np.eye(5)[0])
+    np.testing.assert_allclose(adjust.adjusted_response(P, orders)[1], np.eye(5)[0], atol=1e-12)
+    sig = adjust.adjusted_response_sigma(P, orders)
+    want = np.array([sum(o[o[c]] == 0 for o in orders) for c in range(5)]) / 120
+    np.testing.assert_allclose(sig, want)
+    np.testing.assert_allclose(sig, [0.4, 0.15, 0.15, 0.15, 0.15])
+    assert metrics.normalized_entropy(sig) == pytest.approx(0.93498, abs=1e-5)
+
+
+def test_mappings_agree_on_involutions_only():
+    from neurips24.survey import adjust
+
+    rng = np.random.default_rng(0)
+    inv = np.array([[1, 0, 2], [0, 2, 1]])                    # each its own inverse
+    P = rng.dirichlet(np.ones(3), size=2)
+    np.testing.assert_allclose(adjust.adjusted_response(P, inv)[1], adjust.adjusted_response_sigma(P, inv))
+    cyc = np.array([[1, 2, 0], [2, 0, 1]])
+    assert not np.allclose(adjust.adjusted_response(P, cyc)[1], adjust.adjusted_response_sigma(P, cyc))

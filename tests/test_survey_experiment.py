@@ -104,3 +104,20 @@ def test_experiment_bad_inputs():
         experiment.run_survey("tiny", None)
     with pytest.raises(ValueError):
         reproduction.positional_mechanism("fast", responder="uniform")
+
+
+def test_content_responder_is_recovered_exactly():
+    from neurips24.survey import reproduction
+
+    m = reproduction.positional_mechanism("fast", "content")
+    assert m["max_dev_pref"].max() < 1e-9
+    with pytest.raises(ValueError, match="responder"):
+        reproduction.positional_mechanism("fast", "other")
+
+
+def test_closer_threshold_by_hand():
+    """HICOV census (0.908, 0.092): closer iff 1 + p log2 0.908 + (1 - p) log2 0.092 >= 0 along U -> census."""
+    from neurips24.survey import reproduction
+
+    p = (np.log2(0.092) + 1) / (np.log2(0.092) - np.log2(0.908))      # the 'Yes' share where both KLs agree
+    assert reproduction.closer_threshold("HICOV") == pytest.approx(p - 0.5, abs=1e-6)

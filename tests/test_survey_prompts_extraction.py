@@ -105,3 +105,15 @@ def test_batched_padded_logits_equal_one_prompt_at_a_time(loaded):
         np.testing.assert_allclose(batched[i].numpy(), ref.numpy(), atol=2e-3, rtol=1e-4)
     with pytest.raises(ValueError):
         extraction.next_token_logits(model, tok, ["", "x"])
+
+
+def test_distributions_from_logprobs_by_hand():
+    from neurips24.survey.extraction import distributions_from_logprobs
+
+    P, mass = distributions_from_logprobs([np.log([0.2, 0.3]), np.log([0.1, 0.1, 0.6])])
+    np.testing.assert_allclose(P[0], [0.4, 0.6])
+    np.testing.assert_allclose(P[1], [0.125, 0.125, 0.75])
+    np.testing.assert_allclose(mass, [0.5, 0.8])
+    for bad in ([np.log([0.5])], [np.array([0.1, -1.0])], [np.array([np.nan, -1.0])]):
+        with pytest.raises(ValueError, match="logprobs"):
+            distributions_from_logprobs(bad)

@@ -6,7 +6,11 @@ probability of the letter at position r (renormalised over the k letters). Then
     positional distribution   choice_p[r] = mean_j P_j[r]                           (the A-bias reads choice_p[0])
     adjusted response         p_adj[c]    = mean_j P_j[pos_j(c)]                    (mapped back to choice order)
 
-where pos_j(c) is the position of choice c in order j. The naive response is P for the questionnaire's own order.
+where pos_j(c) = σ_j⁻¹(c) is the position of choice c in order j (σ_j(r) = the choice shown at position r).
+This is the paper's definition. The official ``process_adjusted`` (``load_responses.py``) indexes with σ_j
+itself, p[c] = mean_j P_j[σ_j(c)], which agrees with σ⁻¹ only for orders that are their own inverse;
+:func:`adjusted_response_sigma` computes that mapping for comparison. The naive response is P for the
+questionnaire's own order.
 """
 from __future__ import annotations
 
@@ -78,7 +82,8 @@ def _check_orders(P, orders) -> tuple[np.ndarray, np.ndarray]:
 
 
 def adjusted_response(P, orders) -> tuple[np.ndarray, np.ndarray]:
-    """Positional distribution and permutation-adjusted response (official ``process_adjusted``).
+    """Positional distribution and permutation-adjusted response (paper §3: each position mapped back through
+    σ⁻¹; the official ``process_adjusted`` maps through σ instead, see :func:`adjusted_response_sigma`).
 
     Parameters
     ----------
@@ -100,6 +105,30 @@ def adjusted_response(P, orders) -> tuple[np.ndarray, np.ndarray]:
     p_adj = np.zeros(P.shape[1])
     np.add.at(p_adj, orders, P)          # choice orders[j, r] collects the probability of position r
     return choice_p, p_adj / P.shape[0]
+
+
+def adjusted_response_sigma(P, orders) -> np.ndarray:
+    """The adjusted response as the official ``process_adjusted`` computes it: p[c] = mean_j P[j, σ_j(c)].
+
+    It reads, for choice c, the probability of the *position* whose index is the choice shown at position c,
+    i.e. it maps back through σ instead of σ⁻¹. For a responder that always picks one choice (k = 5, all 120
+    orders) this gives a normalised entropy of 0.935 instead of 0. Shown for comparison; the chapter uses
+    :func:`adjusted_response`.
+
+    Parameters
+    ----------
+    P, orders : as :func:`adjusted_response`.
+
+    Returns
+    -------
+    (k,) float64, a distribution over the choices (questionnaire order).
+
+    Raises
+    ------
+    As :func:`adjusted_response`.
+    """
+    P, orders = _check_orders(P, orders)
+    return np.take_along_axis(P, orders, axis=1).mean(axis=0)
 
 
 def naive_response(P, orders) -> np.ndarray:

@@ -7,14 +7,18 @@ the subgroup artifact on labelled-synthetic states. Sizes come from :data:`CONFI
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from .. import seeding
 from .adjust import adjusted_response, choice_orders, naive_response
 from .census import census_distribution, covered_questions, geographies
-from .extraction import letter_distributions, next_token_logits
+from .extraction import distributions_from_logprobs, letter_logprobs, next_token_logits
 from .metrics import a_bias, kl_bits, kl_to_uniform, normalized_entropy
 from .prompts import chat_prompt, format_prompt, letter_prefix, letter_token_ids
 from .questionnaire import questions
@@ -77,8 +81,11 @@ class SurveyResult:
     responses : format ('plain', 'chat') -> question key -> :class:`Responses` (adjusted formats only).
     naive : format -> key -> (k,) naive response (all formats).
     letter_mass : format -> prefix (' ' or '') -> (25,) mass of that letter family on the naive prompts.
-    n_prompts : int, prompts run through the model.
-    seconds : 'forward', 'softmax_gather', 'adjust', 'total' wall-clock seconds.
+    n_prompts : int, prompts asked (run through the model or read from the cache).
+    seconds : 'forward', 'softmax_gather', 'adjust', 'total' wall-clock seconds of this run, and
+        'forward_measured': the forward seconds of all its prompts as measured when each was run (from the
+        cache for cached prompts).
+    n_cached : int, prompts whose letter log-probabilities came from the cache (0 on a first run).
     """
 
     scale: str
@@ -87,6 +94,7 @@ class SurveyResult:
     letter_mass: dict
     n_prompts: int
     seconds: dict = field(default_factory=dict)
+    n_cached: int = 0
 
     @property
     def keys(self) -> list[str]:
@@ -109,18 +117,58 @@ def _prompts(fmt: str, tok, question, order) -> str:
     return text if fmt == "plain" else chat_prompt(tok, text)
 
 
-def run_survey(scale: str, loaded) -> SurveyResult:
+def _cache_key(tag: str, prompt: str, ids) -> str:
+    return hashlib.sha1(f"{tag}\0{prompt}\0{','.join(map(str, ids))}".encode()).hexdigest()
+
+
+def letter_logprob_cache_path(loaded) -> Path:
+    """Where :func:`run_survey` keeps the letter log-probabilities it read, per (prompt, letter ids).
+
+    ``$NEURIPS24_CACHE/survey/letter_logprobs-<model>.json`` (default under ``~/.cache/neurips24``), outside the
+    repository; ``<model>`` is the name of the converted model's folder. Deleting the file makes the next run
+    ask the model again.
+    """
+    from ..assets.packages import cache_root
+
+    return cache_root() / "survey" / f"letter_logprobs-{Path(loaded.path).name}.json"
+
+
+def _load_cache(path: Path | None) -> dict:
+    if path is None or not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}                     # a damaged cache is ignored and rewritten
+
+
+def _save_cache(path: Path | None, cache: dict) -> None:
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(cache), encoding="utf-8")
+    tmp.replace(path)
+
+
+def run_survey(scale: str, loaded, cache: bool = True) -> SurveyResult:
     """Ask SmolLM2 the 25 ACS questions under the scale's choice orders and prompt formats.
+
+    For every prompt (one question in one order and format) the model's next-token log-probabilities of the
+    two letter families (' A', ' B', ... and 'A', 'B', ...) are read once and, with ``cache``, stored per
+    (prompt, letter ids) in :func:`letter_logprob_cache_path`; a later run reads them back instead of running
+    the model (they are deterministic), and re-derives every response from them.
 
     Parameters
     ----------
     scale : 'fast' or 'full' (see :data:`CONFIG`).
     loaded : :class:`neurips24.assets.smollm.LoadedModel` (``neurips24.assets.load_smollm()``); at ``full``
         scale its model is moved to the GPU when torch sees one.
+    cache : read and write the letter log-probability cache (default True).
 
     Returns
     -------
-    :class:`SurveyResult`.
+    :class:`SurveyResult` (``n_cached``: how many of its prompts came from the cache).
 
     Raises
     ------
@@ -133,37 +181,44 @@ def run_survey(scale: str, loaded) -> SurveyResult:
     if scale == "full" and torch.cuda.is_available():
         model = model.to("cuda")   # the paper's set-up is a GPU job; the letters' probabilities come back to the CPU
     qs = questions()
-    seconds = {"forward": 0.0, "softmax_gather": 0.0, "adjust": 0.0}
+    seconds = {"forward": 0.0, "softmax_gather": 0.0, "adjust": 0.0, "forward_measured": 0.0}
     t_start = time.perf_counter()
-    responses, naive, letter_mass, n_prompts = {}, {}, {}, 0
+    path = letter_logprob_cache_path(loaded) if cache else None
+    store = _load_cache(path)
+    tag = Path(loaded.path).name
+    responses, naive, letter_mass, n_prompts, n_cached = {}, {}, {}, 0, 0
     for fmt in cfg["naive_formats"]:
         prefix = letter_prefix(fmt)
         adjusted = fmt in cfg["adjusted_formats"]
         orders = {key: (orders_for(q.k, scale) if adjusted else np.arange(q.k)[None, :]) for key, q in qs.items()}
-        prompts, letters, owner = [], [], []
+        prompts, owner = [], []
         for key, q in qs.items():
             for order in orders[key]:
                 prompts.append(_prompts(fmt, tok, q, order))
-                letters.append(letter_token_ids(tok, q.k, prefix))
                 owner.append(key)
         owner = np.array(owner)
-        P_all, mass_all = [], np.zeros(len(prompts))
-        other = {p: [letter_token_ids(tok, qs[o].k, p) for o in owner] for p in (" ", "")}
-        first = {}
+        ids = {p: [letter_token_ids(tok, qs[o].k, p) for o in owner] for p in (" ", "")}
+        keys = {p: [_cache_key(tag, prompts[i], ids[p][i]) for i in range(len(prompts))] for p in (" ", "")}
+        todo = [i for i in range(len(prompts)) if any(keys[p][i] not in store for p in (" ", ""))]
+        n_cached += len(prompts) - len(todo)
         chunk = 1024
-        for s in range(0, len(prompts), chunk):
-            logits = next_token_logits(model, tok, prompts[s:s + chunk], max_tokens=cfg["max_tokens"],
+        for s in range(0, len(todo), chunk):
+            rows = todo[s:s + chunk]
+            before = seconds["forward"]
+            logits = next_token_logits(model, tok, [prompts[i] for i in rows], max_tokens=cfg["max_tokens"],
                                        max_batch=cfg["max_batch"], seconds=seconds)
-            P, mass = letter_distributions(logits, letters[s:s + chunk], seconds=seconds)
-            P_all += P
-            mass_all[s:s + chunk] = mass
-            for p in (" ", ""):   # the naive prompts: how much each letter family carries
-                rows = [i for i in range(s, min(s + chunk, len(prompts))) if i == 0 or owner[i] != owner[i - 1]]
-                if rows:
-                    _, m = letter_distributions(logits[[i - s for i in rows]], [other[p][i] for i in rows])
-                    first.setdefault(p, []).extend(m.tolist())
+            per_prompt = (seconds["forward"] - before) / len(rows)
+            for p in (" ", ""):
+                logp = letter_logprobs(logits, [ids[p][i] for i in rows], seconds=seconds)
+                for i, lp in zip(rows, logp, strict=True):
+                    store[keys[p][i]] = {"logprobs": lp.tolist(), "forward_s": per_prompt}
         n_prompts += len(prompts)
-        letter_mass[fmt] = {p: np.array(v) for p, v in first.items()}
+        logp = {p: [np.asarray(store[keys[p][i]]["logprobs"], dtype=float) for i in range(len(prompts))]
+                for p in (" ", "")}
+        seconds["forward_measured"] += sum(store[keys[" "][i]]["forward_s"] for i in range(len(prompts)))
+        P_all, mass_all = distributions_from_logprobs(logp[prefix])
+        first = [i for i in range(len(prompts)) if i == 0 or owner[i] != owner[i - 1]]   # the naive prompts
+        letter_mass[fmt] = {p: distributions_from_logprobs([logp[p][i] for i in first])[1] for p in (" ", "")}
         t0 = time.perf_counter()
         naive[fmt], per_q = {}, {}
         for key in qs:
@@ -176,8 +231,10 @@ def run_survey(scale: str, loaded) -> SurveyResult:
         if adjusted:
             responses[fmt] = per_q
         seconds["adjust"] += time.perf_counter() - t0
+    if n_cached < n_prompts:
+        _save_cache(path, store)
     seconds["total"] = time.perf_counter() - t_start
-    return SurveyResult(scale, responses, naive, letter_mass, n_prompts, seconds)
+    return SurveyResult(scale, responses, naive, letter_mass, n_prompts, seconds, n_cached)
 
 
 def census_comparison(result: SurveyResult, fmt: str = "plain", which: str = "p_adj") -> dict:
@@ -240,6 +297,7 @@ class SyntheticResult:
     rho: np.ndarray
     control_rho: np.ndarray
     example: dict
+    seeds: tuple = ()
 
 
 def run_synthetic_states(result: SurveyResult, scale: str, fmt: str = "plain") -> SyntheticResult:
@@ -251,20 +309,22 @@ def run_synthetic_states(result: SurveyResult, scale: str, fmt: str = "plain") -
 
     Returns
     -------
-    :class:`SyntheticResult`: rho and control_rho of shape (state_seeds,), and the seed-0 states for a plot.
+    :class:`SyntheticResult`: rho and control_rho of shape (state_seeds,), the seeds (through
+    :mod:`neurips24.seeding`), and the first seed's states for a plot.
     """
     cfg = _config(scale)
     keys = [k for k in result.keys if k not in ("ESR", "JWTRNS")]
     p = [result.responses[fmt][k].p_adj for k in keys]
     ks = [len(x) for x in p]
     rho, crho, example = [], [], {}
-    for seed in range(cfg["state_seeds"]):
+    seeds = seeding.seeds(cfg["state_seeds"])
+    for seed in seeds:
         q, bases, t = synthetic_states(ks, cfg["n_states"], cfg["concentration"], seed=seed)
         H = subgroup_entropy(q)
         div = subgroup_divergence(p, q)
         cdiv = subgroup_divergence(bases, q)
         rho.append(spearman(H, div))
         crho.append(spearman(H, cdiv))
-        if seed == 0:
+        if seed == seeds[0]:
             example = {"entropy": H, "divergence": div, "control_divergence": cdiv}
-    return SyntheticResult(np.array(rho), np.array(crho), example)
+    return SyntheticResult(np.array(rho), np.array(crho), example, seeds)

@@ -150,3 +150,66 @@ def letter_distributions(logits, letter_ids: Sequence, *, seconds: dict | None =
     seconds["softmax_gather"] = seconds.get("softmax_gather", 0.0) + time.perf_counter() - t0
     P = [probs[i, :ids.size] / probs[i, :ids.size].sum() for i, ids in enumerate(ids_list)]
     return P, torch.exp(logmass).double().numpy()
+
+
+def letter_logprobs(logits, letter_ids: Sequence, *, seconds: dict | None = None) -> list[np.ndarray]:
+    """Next-token log-probabilities log softmax(z)[l] of each prompt's letters (not renormalised), for caching.
+
+    Parameters
+    ----------
+    logits : (n, V) torch float tensor from :func:`next_token_logits`.
+    letter_ids : n arrays of k_i >= 2 letter token ids.
+    seconds : optional dict; the log-softmax + gather seconds are added to its 'softmax_gather' entry.
+
+    Returns
+    -------
+    list of n (k_i,) float64 arrays of log-probabilities (nats), each <= 0.
+
+    Raises
+    ------
+    ValueError as :func:`letter_distributions`.
+    """
+    import torch
+
+    n, vocab = logits.shape
+    if len(letter_ids) != n:
+        raise ValueError(f"logits has {n} rows but {len(letter_ids)} letter sets were given")
+    ids_list = [np.asarray(ids, dtype=np.int64) for ids in letter_ids]
+    for ids in ids_list:
+        if ids.ndim != 1 or ids.size < 2 or ids.min() < 0 or ids.max() >= vocab:
+            raise ValueError(f"each letter set needs >= 2 ids in [0, {vocab}), got {ids.tolist()}")
+    seconds = {} if seconds is None else seconds
+    t0 = time.perf_counter()
+    K = max(ids.size for ids in ids_list)
+    lid = torch.tensor(np.stack([np.pad(ids, (0, K - ids.size), constant_values=ids[0]) for ids in ids_list]))
+    with torch.inference_mode():
+        logp = letter_logprobs_reference(logits, lid).double().numpy()
+    seconds["softmax_gather"] = seconds.get("softmax_gather", 0.0) + time.perf_counter() - t0
+    return [logp[i, :ids.size].copy() for i, ids in enumerate(ids_list)]
+
+
+def distributions_from_logprobs(logprobs: Sequence) -> tuple[list[np.ndarray], np.ndarray]:
+    """Renormalised letter distributions and letter masses from :func:`letter_logprobs` (eq. survey-extract).
+
+    Parameters
+    ----------
+    logprobs : n arrays of k_i >= 2 finite log-probabilities (nats, <= 0).
+
+    Returns
+    -------
+    P : list of n (k_i,) float64 distributions (sum to 1).   mass : (n,) float64, sum_r exp(logprobs[r]) in (0, 1].
+
+    Raises
+    ------
+    ValueError if an array has fewer than 2 entries, a non-finite entry or an entry above 0.
+    """
+    P, mass = [], np.empty(len(logprobs))
+    for i, lp in enumerate(logprobs):
+        lp = np.asarray(lp, dtype=float)
+        if lp.ndim != 1 or lp.size < 2 or not np.all(np.isfinite(lp)) or np.any(lp > 1e-9):
+            raise ValueError(f"logprobs[{i}] must hold >= 2 finite log-probabilities <= 0, got {lp.tolist()}")
+        top = lp.max()
+        w = np.exp(lp - top)
+        P.append(w / w.sum())
+        mass[i] = float(np.exp(top) * w.sum())
+    return P, mass
