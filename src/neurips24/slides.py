@@ -34,6 +34,7 @@ STYLE = """
 .reveal img { max-height: 520px; max-width: 100%; margin: 0 auto; display: block; }
 .reveal .caption { font-size: 0.55em; color: #444; text-align: left; margin-top: 0.3em; }
 .reveal .math { font-size: 0.8em; margin: 0.3em 0; overflow: hidden; }
+.reveal .eqno { float: right; font-size: 0.8em; color: #57606a; }
 .reveal .claim-card { font-size: 0.5em; margin: 0.4em 0; text-align: left; }
 .reveal .claim-card table { margin: 0.2em 0; } .reveal .claim-card th, .reveal .claim-card td { padding: 0 0.4em;
   border: none; font-size: 1em; }
@@ -76,6 +77,8 @@ def deck_sections(page_html: str) -> tuple[str, list[str]]:
     article = soup.find("article") or soup.find("main")
     if article is None or article.find("h1") is None:
         raise ValueError("page_html: not a chapter page (no article with a title)")
+    for link in article.select("a.headerlink"):   # the page's '#' anchors mean nothing on a slide
+        link.decompose()
     h1 = article.find("h1")
     title = _text(h1).rstrip("#¶ ").strip()
     sections = []
