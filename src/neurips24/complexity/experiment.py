@@ -18,6 +18,8 @@ import numpy as np
 from scipy.stats import spearmanr
 from threadpoolctl import threadpool_limits
 
+from .. import seeding
+from ..checks import check_count
 from ..scale import check_scale
 from . import images as image_data
 from .features import fit_dictionary
@@ -29,9 +31,9 @@ from .robustness import feature_sensitivity, noisy_activations
 from .vinfo import complexity, importance, linear_cka, split_halves, v_information
 
 SIZES = {
-    "fast": dict(n_crops=512, image_size=96, k_imagenet=64, seeds=(0, 1, 2), epochs=10, width=24, n_blocks=4,
+    "fast": dict(n_crops=512, image_size=96, k_imagenet=64, n_seeds=5, epochs=10, width=24, n_blocks=4,
                  k_digits=24, n_noisy=256, n_draws=2, n_noisy_digits=600),
-    "full": dict(n_crops=4096, image_size=224, k_imagenet=512, seeds=(0, 1, 2, 3, 4), epochs=30, width=64,
+    "full": dict(n_crops=4096, image_size=224, k_imagenet=512, n_seeds=5, epochs=30, width=64,
                  n_blocks=6, k_digits=48, n_noisy=2048, n_draws=8, n_noisy_digits=1797),
 }
 LAM = 0.1          # ridge strength, relative to the number of fitting inputs (mild: a linear feature keeps R² ~ 1)
@@ -77,6 +79,22 @@ class Analysis:
         return float(spearmanr(self.K, self.gamma).statistic)
 
     @property
+    def rho_scale_free(self) -> float:
+        """Spearman ρ(K, Γ / sd z): importance per unit of the feature's spread, which the features' magnitude
+        cannot drive (Γ is linear in the scale of z)."""
+        return float(spearmanr(self.K, self.gamma / self.Z.std(0)).statistic)
+
+    @property
+    def rho_magnitude(self) -> float:
+        """Spearman ρ(K, E|z|): the importance a head that weighs every feature alike would give (no gradient)."""
+        return float(spearmanr(self.K, np.abs(self.Z).mean(0)).statistic)
+
+    @property
+    def rho_size(self) -> float:
+        """Spearman ρ(K, sd z): are the simple features the large ones?"""
+        return float(spearmanr(self.K, self.Z.std(0)).statistic)
+
+    @property
     def rho_redundancy(self) -> float:
         """Spearman correlation of complexity and redundancy across features."""
         return float(spearmanr(self.K, self.redundancy).statistic)
@@ -106,7 +124,8 @@ def analyse(name, acts: dict, blocks: list, penultimate: str, W_fc, k: int, seed
     tr, te = split_halves(len(dic.Z), seed=seed)
     per_block = decodability_any({b: acts[b] for b in blocks}, dic.Z, tr, te, LAM)
     K = 1.0 - per_block.mean(0)
-    gamma = importance(dic.Z, dic.D, W_fc, acts["logits"].argmax(1))
+    predicted = acts["logits"].argmax(1)
+    gamma = importance(dic.Z, dic.D, W_fc, predicted)
     order = np.argsort(K)
     third = max(1, len(K) // 3)
     simple, complex_ = order[:third], order[-third:]
@@ -115,7 +134,22 @@ def analyse(name, acts: dict, blocks: list, penultimate: str, W_fc, k: int, seed
     red = redundancy(acts[penultimate], dic.Z, keep=KEEP, n_masks=N_MASKS, seed=seed)
     return Analysis(name, K, gamma, per_block, list(blocks), cka_s, cka_c, dic.Z, dic.D,
                     extra={"blocks": {b: acts[b] for b in blocks}, "seed": seed, "dictionary": dic,
-                           "penultimate": acts[penultimate]}, redundancy=red)
+                           "penultimate": acts[penultimate], "W_fc": W_fc, "predicted": predicted}, redundancy=red)
+
+
+@one_blas_thread
+def rescore(analysis: Analysis) -> Analysis:
+    """The same features' K and Γ computed again from the stored activations, dictionary and head (the steps of
+    :func:`analyse` after the dictionary): a copy of ``analysis`` with new ``K``, ``per_block`` and ``gamma``
+    (CKA, redundancy and sensitivity are kept). Used to re-judge the claims after a change to the V-information
+    or the importance code without refitting the dictionary."""
+    import dataclasses
+
+    ex = analysis.extra
+    tr, te = split_halves(len(analysis.Z), seed=ex["seed"])
+    per_block = decodability_any(ex["blocks"], analysis.Z, tr, te, LAM)
+    gamma = importance(analysis.Z, analysis.D, ex["W_fc"], ex["predicted"])
+    return dataclasses.replace(analysis, K=1.0 - per_block.mean(0), per_block=per_block, gamma=gamma)
 
 
 @one_blas_thread
@@ -266,6 +300,7 @@ def run_efficientnet(scale: str = "fast") -> dict:
 class DigitsResult:
     trained: dict          # seed -> Analysis of the final network
     initial: dict          # seed -> Analysis of the same network at initialisation (epoch 0)
+    early: dict            # seed -> Analysis after the first epoch (the paper's Fig. 6 compares epoch 1 and 90)
     Lambda: dict           # seed -> (k,) temporal decoding score of the trained features
     Lambda_initial: dict   # seed -> (k,) the same score for the initial network's features
     per_epoch: dict        # seed -> (epochs, k) decodability of the final features from each epoch
@@ -275,14 +310,17 @@ class DigitsResult:
 def digits_analysis(run, x, k: int, seed: int, n_blocks: int, epoch: int | None = None, n_draws: int = 2,
                     n_noisy: int | None = None):
     """Analysis of one checkpoint of a digits run (default: the last), with the noise sensitivity of its
-    features (``n_draws`` draws of N(0, SIGMA²) pixel noise on the first ``n_noisy`` inputs, default all),
-    normalised by each feature's variance over all inputs (both encoded with the fixed dictionary)."""
+    features (``n_draws`` draws of N(0, SIGMA²) pixel noise on the first ``n_noisy`` inputs, default all;
+    ``n_draws=0``: none), normalised by each feature's variance over all inputs (both encoded with the fixed
+    dictionary)."""
     t = len(run.checkpoints) - 1 if epoch is None else epoch
     model = run.at_epoch(t)
     blocks = ["stem"] + [f"blocks.{i}" for i in range(n_blocks)]
     acts = pooled_activations(model, x, blocks + ["pool"], batch_size=2048)
     a = analyse(f"digits ResNet, seed {seed}, epoch {t}", acts, blocks, "pool",
                 model.fc.weight.detach().double().numpy(), k, seed=seed)
+    if n_draws == 0:
+        return a
     n_noisy = len(x) if n_noisy is None else n_noisy
     noisy = noisy_activations(model, x[:n_noisy], "pool", SIGMA, n_draws, seed=seed, batch_size=2048)
     dic = a.extra["dictionary"]
@@ -303,20 +341,53 @@ def temporal_score(history: list, Z, seed: int) -> np.ndarray:
     return np.stack([v_information(h, Z, tr, te, LAM) for h in history])
 
 
+def cached_training(x, y, train, test, seed: int, epochs: int, width: int, n_blocks: int):
+    """:func:`~neurips24.complexity.resnet.train_resnet`, its checkpoints cached in
+    ``neurips24.assets.cache_root() / 'complexity'`` (torch.save; read back with ``weights_only=True``): the
+    training is deterministic for a seed, so a second run of the chapter reads it instead of training again."""
+    import torch
+
+    from .resnet import TrainingRun, build_resnet
+
+    path = _cache_path(f"digits_resnet_{seed}_{epochs}_{width}_{n_blocks}.pt")
+    if path.exists():
+        saved = torch.load(path, weights_only=True)
+        return TrainingRun(build_resnet(width, n_blocks), saved["checkpoints"], saved["test_accuracy"])
+    run = train_resnet(x, y, train, test, seed, epochs, width, n_blocks)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"checkpoints": run.checkpoints, "test_accuracy": run.test_accuracy}, path)
+    return run
+
+
 @one_blas_thread
-def run_digits(scale: str = "fast") -> DigitsResult:
-    """Train one digits ResNet per seed (2/3 of the 1,797 digits) and analyse it before and after training."""
+def run_digits(scale: str = "fast", seeds=None) -> DigitsResult:
+    """Train one digits ResNet per seed (2/3 of the 1,797 digits) and analyse it at initialisation (epoch 0),
+    after the first epoch (the paper's early checkpoint, K and Γ only) and after training.
+
+    Parameters
+    ----------
+    scale : 'fast' or 'full' (:data:`SIZES`).
+    seeds : iterable of ints ≥ 0, or None: ``neurips24.seeds(SIZES[scale]['n_seeds'])`` (the book's offset applies).
+
+    Raises
+    ------
+    ValueError for an unknown scale, fewer than 3 seeds or a seed that is not an integer ≥ 0.
+    """
     s = SIZES[check_scale(scale)]
+    seeds = seeding.seeds(s["n_seeds"]) if seeds is None else tuple(check_count("seeds", v, 0) for v in seeds)
+    if len(seeds) < 3:
+        raise ValueError(f"seeds must hold at least 3 seeds, got {seeds!r}")
     x, y = digits_tensors()
     perm = np.random.default_rng(0).permutation(len(y))
     train, test = perm[: 2 * len(y) // 3], perm[2 * len(y) // 3:]
-    res = DigitsResult({}, {}, {}, {}, {}, {})
-    for seed in s["seeds"]:
-        run = train_resnet(x, y, train, test, seed, s["epochs"], s["width"], s["n_blocks"])
+    res = DigitsResult({}, {}, {}, {}, {}, {}, {})
+    for seed in seeds:
+        run = cached_training(x, y, train, test, seed, s["epochs"], s["width"], s["n_blocks"])
         res.accuracy[seed] = run.test_accuracy
         noise = dict(n_draws=s["n_draws"], n_noisy=s["n_noisy_digits"])
         res.trained[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], **noise)
         res.initial[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], epoch=0, **noise)
+        res.early[seed] = digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], epoch=1, n_draws=0)
         history = penultimate_history(run, x)
         res.per_epoch[seed] = temporal_score(history, res.trained[seed].Z, seed)
         res.Lambda[seed] = res.per_epoch[seed].mean(0)
@@ -324,6 +395,7 @@ def run_digits(scale: str = "fast") -> DigitsResult:
     return res
 
 
-__all__ = ["SIZES", "Analysis", "analyse", "shuffled_complexity", "spearman_interval", "efficientnet_model",
+__all__ = ["SIZES", "Analysis", "analyse", "rescore", "shuffled_complexity", "cached_training",
+           "spearman_interval", "efficientnet_model",
            "efficientnet_activations", "efficientnet_noisy", "run_efficientnet", "DigitsResult", "digits_analysis",
            "penultimate_history", "temporal_score", "run_digits", "complexity", "one_blas_thread"]

@@ -1,0 +1,79 @@
+"""Planted bugs in the feature-complexity chapter: each must make one of its claims fail.
+
+Small size: the chapter's digits ResNets (its seeds, checkpoints cached by ``cached_training``), analysed after
+training and after the first epoch without the noise and timing measures; EfficientNet-Lite0 is left out. The
+claims judged: the spread of complexity (asserted) and the two importance claims (recorded as not reproduced).
+The bugs are in the complexity and importance code, so each mutant recomputes K and Γ of the same features
+(``experiment.rescore``) instead of refitting the dictionaries.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+
+from neurips24.complexity import experiment, reproduction, vinfo
+from neurips24.complexity.resnet import digits_tensors
+
+from .harness import assert_caught, outcomes
+
+CHAPTER = "feature_complexity"
+KEPT = ("complexity.spread", "complexity.importance", "complexity.no_relation_at_epoch1")
+_IMPORTANCE = vinfo.importance
+
+
+@pytest.fixture(scope="module")
+def digits():
+    torch.set_num_threads(1)
+    s = experiment.SIZES["fast"]
+    x, y = digits_tensors()
+    perm = np.random.default_rng(0).permutation(len(y))
+    train, test = perm[: 2 * len(y) // 3], perm[2 * len(y) // 3:]
+    res = experiment.DigitsResult({}, {}, {}, {}, {}, {}, {})
+    for seed in experiment.seeding.seeds(s["n_seeds"]):
+        run = experiment.cached_training(x, y, train, test, seed, s["epochs"], s["width"], s["n_blocks"])
+        for epoch, into in ((None, res.trained), (1, res.early)):
+            into[seed] = experiment.digits_analysis(run, x, s["k_digits"], seed, s["n_blocks"], epoch=epoch,
+                                                    n_draws=0)
+    return res
+
+
+def judged(digits):
+    d = dataclasses.replace(digits, trained={s: experiment.rescore(a) for s, a in digits.trained.items()},
+                            early={s: experiment.rescore(a) for s, a in digits.early.items()})
+    return outcomes(reproduction.checks(None, d, only=KEPT))
+
+
+@pytest.fixture(scope="module")
+def base(digits):
+    return judged(digits)
+
+
+def test_importance_without_gradient(monkeypatch, digits, base):
+    monkeypatch.setattr(experiment, "importance", lambda Z, D, W_fc, predicted: np.abs(Z).mean(0))
+    assert_caught(CHAPTER, "gamma_abs_z", "Γ = E|z|: the gradient of the logit (the head) is left out of "
+                  "gradient x input", judged(digits), base)
+
+
+def test_importance_without_absolute_value(monkeypatch, digits, base):
+    def signed(Z, D, W_fc, predicted):
+        return (np.asarray(Z) * (np.asarray(W_fc) @ np.asarray(D).T)[np.asarray(predicted)]).mean(0)
+
+    monkeypatch.setattr(experiment, "importance", signed)
+    assert_caught(CHAPTER, "gamma_signed", "Γ = E[∂y_c/∂z · z] without the absolute value, so inhibiting "
+                  "features cancel", judged(digits), base)
+
+
+def test_in_sample_r2_without_ridge(monkeypatch, digits, base):
+    def in_sample(F, Z, train, test, lam=1.0):
+        Ftr, _ = vinfo._standardise(F[train], F[test])
+        Ztr, _ = vinfo._standardise(Z[train], Z[test])
+        W = np.linalg.lstsq(Ftr, Ztr, rcond=None)[0]       # no ridge, scored on the rows it was fitted on
+        sst = ((Ztr - Ztr.mean(0)) ** 2).sum(0)
+        return np.clip(1 - ((Ztr - Ftr @ W) ** 2).sum(0) / np.where(sst > 0, sst, 1.0), 0.0, 1.0)
+
+    monkeypatch.setattr(vinfo, "v_information", in_sample)
+    assert_caught(CHAPTER, "in_sample_r2", "V-information as the in-sample R² of an unregularised decoder "
+                  "(scored on the rows it was fitted on)", judged(digits), base)
