@@ -86,3 +86,22 @@ def test_figures_on_small_inputs():
     plots.plot_explore(j, run)
     assert len(plt.get_fignums()) >= 6
     plt.close("all")
+
+
+def test_scaling_fit_and_doubling_increments_by_hand():
+    class _Run:
+        def __init__(self, T):
+            self.T = np.asarray(T, dtype=float)
+
+        def first_passage(self, level):
+            return self.T
+
+    d = (32, 64, 128)
+    T = {32: [100.0, 50.0], 64: [400.0, 100.0], 128: [800.0, np.inf]}       # seed 0: α 2 then 1; seed 1: α 1, lost
+    sc = E.Scaling(runs={("boolean", "l1", k): _Run(T[k]) for k in d}, cases=(("boolean", "l1"),), d_values=d,
+                   seeds=(0, 1), level=0.2, horizon_per_d=40, scale="fast")
+    inc = sc.doubling_increments("boolean", "l1")
+    np.testing.assert_allclose(inc[:, 0], [2.0, 1.0])
+    assert inc[0, 1] == pytest.approx(1.0) and np.isinf(inc[1, 1])
+    alpha = sc.fitted_exponent("boolean", "l1")
+    assert alpha[0] == pytest.approx(np.polyfit(np.log(d), np.log([100, 400, 800]), 1)[0]) and np.isinf(alpha[1])

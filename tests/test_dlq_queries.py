@@ -83,3 +83,13 @@ def test_query_transforms_shapes_and_names():
 def test_bad_arguments(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_sq_refuses_labels_outside_levels():
+    from neurips24.dlq.queries import query_transforms
+    with pytest.raises(ValueError, match="outside levels"):
+        query_transforms("sq", np.array([-2.0, 0.5, 3.0]), levels=[-2.0, 0.5, 8.0])
+    with pytest.raises(ValueError, match="levels"):
+        query_transforms("sq", np.array([0.5]), levels=[np.nan])
+    T, _ = query_transforms("sq", np.array([-2.0, 8.0]), levels=[-2.0, 8.0])
+    np.testing.assert_array_equal(T, np.eye(2))

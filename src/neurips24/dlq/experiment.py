@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import seeding
 from ..scale import check_scale
 from .junta import Junta, make_junta
 from .leap import cover, leap
@@ -25,10 +26,9 @@ from .tables import bonferroni_z, correlation_table, exact_correlation
 
 CONFIG = {
     "fast": dict(table_d=32, table_samples=2 ** 19, chunk=2 ** 16, recovery_d=(32, 64), scaling_d=(32, 64, 128),
-                 seeds=(0, 1, 2), steps_per_d=40, m=256, batch=16, eta0=2.0),
+                 n_seeds=3, steps_per_d=40, m=256, batch=16, eta0=2.0),
     "full": dict(table_d=64, table_samples=2 ** 24, chunk=2 ** 16, recovery_d=(64, 128, 256),
-                 scaling_d=(32, 64, 128, 256), seeds=(0, 1, 2, 3, 4), steps_per_d=40, m=256, batch=16,
-                 eta0=2.0),
+                 scaling_d=(32, 64, 128, 256), n_seeds=5, steps_per_d=40, m=256, batch=16, eta0=2.0),
 }
 U_GRID = (-3.0, -1.0, 0.0, 0.25, 1.0, 4.0, 9.0)   # model outputs u at which DLQ transforms are tabulated
 DLQ_LOSSES = ("squared", "l1", "huber")
@@ -98,6 +98,26 @@ class Detectability:
         tab = self.tables[inputs]
         return np.abs(tab.t_single(name)[-1, list(tab.junta.support)])
 
+    def off_support_max_t(self, inputs: str, name: str) -> float:
+        """max |t| of column ``name`` over every single coordinate outside S* (every basis function) and, where
+        the column has a pair table, every pair with a coordinate outside S*: the specificity of a query."""
+        tab = self.tables[inputs]
+        off = np.setdiff1d(np.arange(tab.junta.d), tab.junta.support)
+        best = float(np.max(np.abs(tab.t_single(name)[:, off])))
+        if tab.column(name) in tab.pair_columns:
+            t = np.abs(tab.t_pair(name))
+            inside = np.zeros(tab.junta.d, dtype=bool)
+            inside[list(tab.junta.support)] = True
+            mask = ~(inside[:, None] & inside[None, :])
+            best = max(best, float(np.nanmax(np.where(mask, t, np.nan))))
+        return best
+
+    def detected_coordinates(self, inputs: str, name: str) -> list[int]:
+        """The coordinates (0-based, over all d) that column ``name`` detects alone, |t| > z* for some basis
+        function: the single-coordinate sets of the query's system read over every coordinate, not only S*."""
+        t = np.abs(self.tables[inputs].t_single(name))
+        return [int(i) for i in np.flatnonzero(np.max(t, axis=0) > self.z_star)]
+
     def support_t(self, inputs: str, name: str) -> float:
         """|t| of the entry U = S* (leading basis function) for column ``name``."""
         tab = self.tables[inputs]
@@ -164,19 +184,20 @@ def _transform_of(junta: Junta, names: list, a: int):
 
 
 def run_detectability(scale: str = "fast", *, d: int | None = None, n_samples: int | None = None,
-                      seed: int = 0) -> Detectability:
+                      seed: int | None = None) -> Detectability:
     """Monte Carlo detectability tables of the book's target, P = 3, p = 0.2, Gaussian and Boolean inputs.
 
     Parameters
     ----------
     scale : 'fast' or 'full' (sizes from ``CONFIG``); ``d`` and ``n_samples`` override them.
-    seed : seeds the samples.
+    seed : seeds the samples (default ``neurips24.seed(0)``, the book's seed offset applied).
 
     Raises
     ------
     ValueError for an unknown scale (and whatever :func:`~neurips24.dlq.tables.correlation_table` raises).
     """
     cfg = CONFIG[check_scale(scale)]
+    seed = seeding.seed(0) if seed is None else seed
     d = cfg["table_d"] if d is None else d
     n = cfg["table_samples"] if n_samples is None else n_samples
     tables = {}
@@ -212,9 +233,11 @@ class Recovery:
         return "\n".join(lines)
 
 
-def run_recovery(scale: str = "fast") -> Recovery:
-    """The squared and the ℓ1 loss, d from ``CONFIG``, T = 40 d steps, every seed (Gaussian target)."""
+def run_recovery(scale: str = "fast", seeds=None) -> Recovery:
+    """The squared and the ℓ1 loss, d from ``CONFIG``, T = 40 d steps, every seed (Gaussian target); ``seeds``
+    default to ``neurips24.seeds(CONFIG[scale]['n_seeds'])`` (the book's seed offset applied)."""
     cfg = CONFIG[check_scale(scale)]
+    cfg = dict(cfg, seeds=tuple(seeding.seeds(cfg["n_seeds"]) if seeds is None else seeds))
     runs = {}
     for d in cfg["recovery_d"]:
         junta = make_junta(d, (0, 1, 2), "gaussian", P_BITS)
@@ -253,6 +276,26 @@ class Scaling:
             alpha = np.log(T[-1] / T[-2]) / math.log(d2 / d1)
         return np.where(np.isfinite(T[-1]) & np.isfinite(T[-2]), alpha, math.inf)
 
+    def fitted_exponent(self, inputs: str, loss: str) -> np.ndarray:
+        """(S,) α per seed by least squares of log T on log d over every d of the scale (``inf`` when a run did
+        not recover within the horizon at some d). α = 1 is linear scaling."""
+        T = self.steps_to_recovery(inputs, loss)
+        ld = np.log(np.asarray(self.d_values, dtype=np.float64))
+        out = np.full(T.shape[1], math.inf)
+        ok = np.all(np.isfinite(T), axis=0)
+        if ok.any():
+            out[ok] = np.polyfit(ld, np.log(T[:, ok]), 1)[0]
+        return out
+
+    def doubling_increments(self, inputs: str, loss: str) -> np.ndarray:
+        """(len(d_values) − 1, S) local exponent between consecutive d, log(T(d_k+1)/T(d_k)) / log(d_k+1/d_k)
+        (for doublings of d: log2 of the ratio of steps); ``inf`` where a run did not recover."""
+        T = self.steps_to_recovery(inputs, loss)
+        d = np.asarray(self.d_values, dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            inc = np.log(T[1:] / T[:-1]) / np.log(d[1:] / d[:-1])[:, None]
+        return np.where(np.isfinite(T[1:]) & np.isfinite(T[:-1]), inc, math.inf)
+
     def markdown(self) -> str:
         """Steps to recovery / d (mean over seeds, range in brackets; '—': some seed did not recover within the
         horizon) per d and case, and the local exponent α per seed, as a Markdown table."""
@@ -275,11 +318,13 @@ class Scaling:
 SCALING_CASES = (("boolean", "l1"), ("boolean", "squared"), ("gaussian", "l1"))
 
 
-def run_scaling(scale: str = "fast") -> Scaling:
+def run_scaling(scale: str = "fast", seeds=None) -> Scaling:
     """Steps until ``LEVEL`` of the neurons are aligned, d from ``CONFIG['scaling_d']``, horizon 40 d steps;
     ℓ1 on the Boolean and the Gaussian target, squared loss on the Boolean one (the Gaussian squared-loss runs
-    of :func:`run_recovery` never recover). A run stops once every seed has recovered."""
+    of :func:`run_recovery` never recover). A run stops once every seed has recovered. ``seeds`` default to
+    ``neurips24.seeds(CONFIG[scale]['n_seeds'])``."""
     cfg = CONFIG[check_scale(scale)]
+    cfg = dict(cfg, seeds=tuple(seeding.seeds(cfg["n_seeds"]) if seeds is None else seeds))
     runs = {}
     for inputs, loss in SCALING_CASES:
         for d in cfg["scaling_d"]:
@@ -292,7 +337,9 @@ def run_scaling(scale: str = "fast") -> Scaling:
 
 
 def explore_run(loss: str = "l1", d: int = 32, inputs: str = "gaussian", p: float = P_BITS,
-                seed: int = 0) -> tuple[Junta, TrainRun]:
-    """One run of 40 d steps for the widget: any loss, d, input distribution and bit bias p."""
+                seed: int | None = None) -> tuple[Junta, TrainRun]:
+    """One run of 40 d steps for the widget: any loss, d, input distribution and bit bias p (``seed`` defaults
+    to ``neurips24.seed(0)``)."""
+    seed = seeding.seed(0) if seed is None else seed
     junta = make_junta(d, (0, 1, 2), inputs, p)
     return junta, train_online(junta, loss, 40 * d, seeds=(seed,))

@@ -94,7 +94,8 @@ def query_transforms(query: str, y, *, loss: str = "l1", u=0.0, delta: float = 1
 
     Raises
     ------
-    ValueError for an unknown query or loss, non-finite labels, or 'sq' without ``levels``.
+    ValueError for an unknown query or loss, non-finite labels, or 'sq' without ``levels``, with non-finite
+    ``levels`` or with a label that is none of the ``levels`` (its indicator row would silently be all zero).
     """
     y = _check_labels(y)
     if query == "csq":
@@ -109,6 +110,12 @@ def query_transforms(query: str, y, *, loss: str = "l1", u=0.0, delta: float = 1
         if levels is None:
             raise ValueError("query 'sq' needs the label values (levels)")
         levels = np.asarray(levels, dtype=np.float64).ravel()
+        if levels.size == 0 or not np.all(np.isfinite(levels)):
+            raise ValueError(f"levels must be a non-empty array of finite label values, got {levels!r}")
         ind = np.isclose(y[:, None], levels[None, :], rtol=0, atol=1e-9).astype(np.float64)
+        outside = ~ind.any(axis=1)
+        if outside.any():
+            raise ValueError(f"y has {int(outside.sum())} label(s) outside levels {levels.tolist()} "
+                             f"(e.g. {float(y[outside][0])!r}): every label must be one of the levels")
         return ind, [f"1[y={v:.3g}]" for v in levels]
     raise ValueError(f"query must be 'csq', 'dlq' or 'sq', got {query!r}")
