@@ -30,11 +30,11 @@ def test_regret_vs_m_pooling_hand_case():
 
 
 def test_run_regret_vs_m_structure(monkeypatch):
-    small = dict(m_values=(2, 4), T=60, runs=6, seeds=(0, 1, 2), checkpoints=5, curve=dict(m=4, T=60, runs=6))
+    small = dict(m_values=(2, 3, 4), T=60, runs=6, n_seeds=3, checkpoints=5, curve=dict(m=4, T=60, runs=6))
     monkeypatch.setitem(ex.CONFIG, "fast", small)
     res = ex.run_regret_vs_m("fast")
-    # every m with the first seed, the largest m with the other seeds
-    assert set(res.runs) == {(2, 0), (4, 0), (4, 1), (4, 2)}
+    # every m with the first seed, the smallest and the largest m with the other seeds
+    assert set(res.runs) == {(2, 0), (3, 0), (4, 0), (2, 1), (2, 2), (4, 1), (4, 2)}
     assert res.labels == ["B-CTS-Uniform", "B-CTS-Jeffreys", "BG-CTS"]
     assert res.curve().cum_regret.shape == (3, 6, 5)
     arm, decision = ex.run_curve("fast", res)
@@ -46,7 +46,7 @@ def test_run_regret_vs_m_structure(monkeypatch):
 
 
 def test_run_paper_setup_structure(monkeypatch):
-    monkeypatch.setitem(ex.PAPER_SETUP, "fast", dict(m_values=(5, 25), T=30, runs=4, seeds=(0, 1), checkpoints=3))
+    monkeypatch.setitem(ex.PAPER_SETUP, "fast", dict(m_values=(5, 25), T=30, runs=4, n_seeds=2, checkpoints=3))
     out = ex.run_paper_setup("fast")
     assert set(out) == {0, 1} and set(out[0]) == {5, 25}
     assert out[1][25].labels == [p.label for p in ex.setup_policies()]
@@ -66,6 +66,26 @@ def test_explore_run_and_bad_prior():
         ex.explore_run(3, "beta", 50, 5)
     with pytest.raises(ValueError, match="m must be"):
         ex.explore_run(0, "uniform", 50, 5)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    (dict(runs=[1]), TypeError, "runs must be an int"),
+    (dict(T=2.5), TypeError, "T must be an int"),
+    (dict(m=1), ValueError, "m must be an int >= 2"),
+    (dict(runs=0), ValueError, "runs must be"),
+    (dict(seed=-1), ValueError, "seed must be"),
+    (dict(m=True), TypeError, "m must be an int"),
+])
+def test_explore_run_bad_arguments(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        ex.explore_run(**{"m": 3, "T": 20, "runs": 2, **kwargs})
+
+
+def test_seeds_follow_the_offset(monkeypatch):
+    monkeypatch.setenv("NEURIPS24_SEED_OFFSET", "1000")
+    monkeypatch.setitem(ex.PAPER_SETUP, "fast", dict(m_values=(5,), T=10, runs=2, n_seeds=3, checkpoints=2))
+    assert set(ex.run_paper_setup("fast")) == {1000, 1001, 1002}
+    assert ex.explore_run(3, "uniform", 10, 2).seed == ex.explore_run(3, "uniform", 10, 2, seed=1000).seed
 
 
 def test_the_recorded_full_scale_run():

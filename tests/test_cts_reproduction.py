@@ -28,9 +28,9 @@ def _bcts(m, stuck_share, R=100):
 
 def _sweep(stuck_share=0.4, bg_stuck=0.0):
     res = RegretVsM(m_values=(5, 45), seeds=(0, 1, 2), T=T, R=100)
-    res.runs[(5, 0)] = _result({"B-CTS-Uniform": rng.normal(8, 2, 100), "B-CTS-Jeffreys": rng.normal(8, 2, 100),
-                                "BG-CTS": rng.normal(50, 5, 100)}, 5)
     for s in (0, 1, 2):
+        res.runs[(5, s)] = _result({"B-CTS-Uniform": rng.normal(8, 2, 100), "B-CTS-Jeffreys": rng.normal(8, 2, 100),
+                                    "BG-CTS": rng.normal(50, 5, 100)}, 5)
         bg = np.where(rng.random(100) < bg_stuck, 15000.0, rng.normal(280, 20, 100))
         res.runs[(45, s)] = _result({"B-CTS-Uniform": _bcts(45, stuck_share), "B-CTS-Jeffreys": _bcts(45, stuck_share),
                                      "BG-CTS": bg}, 45)
@@ -39,14 +39,17 @@ def _sweep(stuck_share=0.4, bg_stuck=0.0):
 
 def _setup(as_written=None, bg_scale=1.0):
     labels = [p.label for p in setup_policies()]
-    out = {}
-    for m in sorted(PAPER_FIG_B):
-        bg = PAPER_FIG_B[m]["BG-CTS"] * bg_scale
-        paper_escb = PAPER_FIG_B[m]["ESCB"] if as_written is None else as_written[m]
-        values = {"BG-CTS": bg, "G-CTS": 0.3 * bg, "BG-CTS (λ=1)": 2 * bg, "ESCB": 0.8 * bg,
-                  "ESCB (as written)": paper_escb}
-        out[m] = _result({lab: rng.normal(values[lab], 0.05 * values[lab], 150) for lab in labels}, m)
-    return {0: out}
+    setup = {}
+    for s in (0, 1, 2):
+        out = {}
+        for m in sorted(PAPER_FIG_B):
+            bg = PAPER_FIG_B[m]["BG-CTS"] * bg_scale
+            paper_escb = PAPER_FIG_B[m]["ESCB"] if as_written is None else as_written[m]
+            values = {"BG-CTS": bg, "G-CTS": 0.3 * bg, "BG-CTS (λ=1)": 2 * bg, "ESCB": 0.8 * bg,
+                      "ESCB (as written)": paper_escb}
+            out[m] = _result({lab: rng.normal(values[lab], 0.05 * values[lab], 150) for lab in labels}, m)
+        setup[s] = out
+    return setup
 
 
 def test_every_check_passes_on_results_where_the_claims_hold():

@@ -20,6 +20,7 @@ from importlib import resources
 import numpy as np
 from tqdm.auto import tqdm
 
+from .. import seeding
 from ..scale import check_scale
 from .bandit import two_sets
 from .policies import PRIORS, Policy, make_policy
@@ -28,15 +29,16 @@ from .two_set_runs import simulate_two_sets
 
 CONFIG = {
     # arm-level sweep (B-CTS needs it); Fig. 1a at fast scale is the sweep's largest m, seed 0
-    "fast": dict(m_values=(5, 25, 45), T=2000, runs=100, seeds=(0, 1, 2), checkpoints=100,
+    # n_seeds: seeds neurips24.seeds(n_seeds), resolved at call time (NEURIPS24_SEED_OFFSET shifts them)
+    "fast": dict(m_values=(5, 25, 45), T=2000, runs=100, n_seeds=3, checkpoints=100,
                  curve=dict(m=45, T=2000, runs=100)),
-    "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, seeds=(0, 1, 2), checkpoints=200,
+    "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, n_seeds=5, checkpoints=200,
                  curve=dict(m=50, T=20_000, runs=100)),
 }
-# the paper's Fig. 1b set-up, run by the decision-level simulation at both scales (seed 0; full adds seeds)
+# the paper's Fig. 1b set-up, run by the decision-level simulation at both scales
 PAPER_SETUP = {
-    "fast": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, seeds=(0,), checkpoints=100),
-    "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, seeds=(0, 1, 2), checkpoints=200),
+    "fast": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, n_seeds=3, checkpoints=100),
+    "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, n_seeds=5, checkpoints=200),
 }
 
 # Fig. 1b of the paper: final mean regret at T = 10^4 over 150 runs, read off the log-scale figure
@@ -111,8 +113,9 @@ class RegretVsM:
 def run_regret_vs_m(scale: str, policies: list[Policy] | None = None, device: str | None = None) -> RegretVsM:
     """Paper Sec. 6, Fig. 1b on the two-set instance (μ = 0.7 / 0.9, Bernoulli), arm level, sized by ``scale``.
 
-    Every m of ``CONFIG[scale]['m_values']`` is run with the first seed; the largest m also with the other
-    seeds (the reproduction check pools them). Policies default to :func:`sweep_policies`.
+    Every m of ``CONFIG[scale]['m_values']`` is run with the first seed; the smallest and the largest m also
+    with the other seeds (``neurips24.seeds(n_seeds)``; the reproduction checks pool them and show each seed's
+    value). Policies default to :func:`sweep_policies`.
 
     Raises
     ------
@@ -120,9 +123,11 @@ def run_regret_vs_m(scale: str, policies: list[Policy] | None = None, device: st
     """
     cfg = CONFIG[check_scale(scale)]
     policies = sweep_policies() if policies is None else policies
-    res = RegretVsM(m_values=tuple(cfg["m_values"]), seeds=tuple(cfg["seeds"]), T=cfg["T"], R=cfg["runs"],
-                    config=dict(cfg))
-    jobs = [(m, cfg["seeds"][0]) for m in cfg["m_values"]] + [(max(cfg["m_values"]), s) for s in cfg["seeds"][1:]]
+    seeds = seeding.seeds(cfg["n_seeds"])
+    res = RegretVsM(m_values=tuple(cfg["m_values"]), seeds=seeds, T=cfg["T"], R=cfg["runs"],
+                    config=dict(cfg, seeds=seeds))
+    ends = sorted({min(cfg["m_values"]), max(cfg["m_values"])})
+    jobs = [(m, seeds[0]) for m in cfg["m_values"]] + [(m, s) for m in ends for s in seeds[1:]]
     for m, s in tqdm(jobs, disable=None, desc="(m, seed)"):
         res.runs[(m, s)] = simulate(two_sets(m), policies, cfg["T"], cfg["runs"], seed=s,
                                     checkpoints=cfg["checkpoints"], device=device)
@@ -130,8 +135,9 @@ def run_regret_vs_m(scale: str, policies: list[Policy] | None = None, device: st
 
 
 def run_paper_setup(scale: str, policies: list[Policy] | None = None) -> dict:
-    """The paper's Fig. 1b set-up (m ∈ {5, 25, 45, 65}, T = 10⁴, 150 runs), decision level, every seed of
-    ``PAPER_SETUP[scale]``: dict seed -> dict m -> :class:`~neurips24.cts.runs.SimResult`.
+    """The paper's Fig. 1b set-up (m ∈ {5, 25, 45, 65}, T = 10⁴, 150 runs), decision level, for each of the
+    seeds ``neurips24.seeds(PAPER_SETUP[scale]['n_seeds'])``: dict seed -> dict m ->
+    :class:`~neurips24.cts.runs.SimResult`.
 
     Policies default to :func:`setup_policies`; all of them see the same rewards. Raises ValueError for an
     unknown scale.
@@ -139,37 +145,58 @@ def run_paper_setup(scale: str, policies: list[Policy] | None = None) -> dict:
     cfg = PAPER_SETUP[check_scale(scale)]
     policies = setup_policies() if policies is None else policies
     return {s: simulate_two_sets(cfg["m_values"], policies, cfg["T"], cfg["runs"], seed=s,
-                                 checkpoints=cfg["checkpoints"]) for s in cfg["seeds"]}
+                                 checkpoints=cfg["checkpoints"]) for s in seeding.seeds(cfg["n_seeds"])}
 
 
 def run_curve(scale: str, sweep: RegretVsM | None = None, device: str | None = None) -> tuple:
-    """Fig. 1a: cumulative regret against t at ``CONFIG[scale]['curve']`` (m, T, runs), seed 0.
+    """Fig. 1a: cumulative regret against t at ``CONFIG[scale]['curve']`` (m, T, runs), seed ``neurips24.seed(0)``.
 
     Returns (arm, decision): B-CTS and BG-CTS at arm level — taken from ``sweep`` when it ran the same m, T
     and runs — and ESCB as intended and as written at decision level, on the same (m, T, runs).
     """
     cfg = CONFIG[check_scale(scale)]
     c = cfg["curve"]
-    if sweep is not None and (c["m"], 0) in sweep.runs and sweep.T == c["T"] and sweep.R == c["runs"]:
-        arm = sweep.runs[(c["m"], 0)]
+    s0 = seeding.seed(0)
+    if sweep is not None and (c["m"], s0) in sweep.runs and sweep.T == c["T"] and sweep.R == c["runs"]:
+        arm = sweep.runs[(c["m"], s0)]
     else:
-        arm = simulate(two_sets(c["m"]), sweep_policies(), c["T"], c["runs"], seed=0,
+        arm = simulate(two_sets(c["m"]), sweep_policies(), c["T"], c["runs"], seed=s0,
                        checkpoints=cfg["checkpoints"], device=device)
     decision = simulate_two_sets([c["m"]], [make_policy("escb"), make_policy("escb_code")], c["T"], c["runs"],
-                                 seed=0, checkpoints=cfg["checkpoints"])[c["m"]]
+                                 seed=s0, checkpoints=cfg["checkpoints"])[c["m"]]
     return arm, decision
 
 
-@lru_cache(maxsize=32)
-def explore_run(m: int = 25, prior: str = "uniform", T: int = 1000, runs: int = 60, seed: int = 0) -> SimResult:
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= {low}, got {type(value).__name__} {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return int(value)
+
+
+def explore_run(m: int = 25, prior: str = "uniform", T: int = 1000, runs: int = 60,
+                seed: int | None = None) -> SimResult:
     """B-CTS with the chosen prior against BG-CTS on the two-set instance (the chapter's widget; cached).
+
+    Parameters
+    ----------
+    m : int >= 2, arms per set.   prior : 'uniform' or 'jeffreys'.   T : int >= 1, rounds.   runs : int >= 1.
+    seed : int >= 0 (default ``neurips24.seed(0)``).
 
     Raises
     ------
-    ValueError for m < 1, T < 1, runs < 1 or an unknown prior.
+    TypeError if m, T, runs or seed is not an int; ValueError for m < 2, T < 1, runs < 1, seed < 0 or an
+    unknown prior.
     """
     if not isinstance(prior, str) or prior not in PRIORS:
         raise ValueError(f"prior must be one of {tuple(PRIORS)}, got {prior!r}")
+    seed = seeding.seed(0) if seed is None else _check_int("seed", seed, 0)
+    return _explore_run(_check_int("m", m, 2), prior, _check_int("T", T, 1), _check_int("runs", runs, 1), seed)
+
+
+@lru_cache(maxsize=32)
+def _explore_run(m: int, prior: str, T: int, runs: int, seed: int) -> SimResult:
     return simulate(two_sets(m), [make_policy("bcts", prior), make_policy("bgcts")], T, runs, seed=seed,
                     checkpoints=60)
 
