@@ -15,22 +15,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import seeding
 from ..scale import check_scale
 from .game import RULES, Player, Run, simulate
 from .metric import KINDS, make_metric
 
-CONFIG = {
-    "fast": dict(kinds=KINDS, n_values=(4, 8, 16), T=1000, eps=0.1, seeds=(0,)),
-    "full": dict(kinds=KINDS, n_values=(4, 8, 16, 32), T=4000, eps=0.1, seeds=(0, 1, 2)),
+CONFIG = {   # n_seeds: the seeds neurips24.seeds(n_seeds), resolved at call time (they draw the star, line and
+            # tree metrics and the random adversary's points; the uniform metric and the other adversaries are fixed)
+    "fast": dict(kinds=KINDS, n_values=(4, 8, 16), T=1000, eps=0.1, n_seeds=3),
+    "full": dict(kinds=KINDS, n_values=(4, 8, 16, 32), T=4000, eps=0.1, n_seeds=5),
 }
 
 
 def players_for(n: int) -> list[Player]:
     """The players of one (metric, n) run: collectives of k = n, 2n and n² agents against the crowded-point
-    adversary, k = n² against the random one, and the two single deterministic agents (mode follower, WFA)
-    against the adversary that hits their own point."""
+    adversary, k = n² also against the threshold adversary (the occupied point closest to its cap) and the
+    random one, and the two single deterministic agents (mode follower, WFA) against the adversary that hits
+    their own point."""
     return [Player("capped", n, "crowded"), Player("capped", 2 * n, "crowded"), Player("capped", n * n, "crowded"),
-            Player("capped", n * n, "random"), Player("mode", 1, "crowded"), Player("wfa", 1, "crowded")]
+            Player("capped", n * n, "threshold"), Player("capped", n * n, "random"), Player("mode", 1, "crowded"),
+            Player("wfa", 1, "crowded")]
 
 
 @dataclass
@@ -80,7 +84,8 @@ def run_sweep(scale: str = "fast", progress: bool = False) -> Sweep:
 
     Parameters
     ----------
-    scale : 'fast' (n ∈ {4, 8, 16}, T = 1000, one seed) or 'full' (n up to 32, T = 4000, three seeds).
+    scale : 'fast' (n ∈ {4, 8, 16}, T = 1000, three seeds) or 'full' (n up to 32, T = 4000, five seeds); the
+        seeds are ``neurips24.seeds(n_seeds)``.
     progress : show a progress bar (tqdm).
 
     Returns
@@ -94,8 +99,9 @@ def run_sweep(scale: str = "fast", progress: bool = False) -> Sweep:
     from tqdm.auto import tqdm
 
     cfg = CONFIG[check_scale(scale)]
-    sweep = Sweep(config=dict(cfg))
-    jobs = [(kind, n, seed) for seed in cfg["seeds"] for kind in cfg["kinds"] for n in cfg["n_values"]]
+    seeds = seeding.seeds(cfg["n_seeds"])
+    sweep = Sweep(config=dict(cfg, seeds=seeds))
+    jobs = [(kind, n, seed) for seed in seeds for kind in cfg["kinds"] for n in cfg["n_values"]]
     for kind, n, seed in tqdm(jobs, disable=not progress, desc="mts"):
         metric = make_metric(kind, n, seed)
         for run in simulate(metric, players_for(n), cfg["T"], cfg["eps"], seed=seed):
@@ -115,8 +121,8 @@ def relabel_control(scale: str = "fast", n: int = 8) -> tuple[Run, Run]:
     cfg = CONFIG[check_scale(scale)]
     metric = make_metric("uniform", n)
     player = [Player("capped", n * n, "crowded")]
-    plain = simulate(metric, player, cfg["T"], cfg["eps"])[0]
-    shuffled = simulate(metric, player, cfg["T"], cfg["eps"], relabel=True)[0]
+    plain = simulate(metric, player, cfg["T"], cfg["eps"], seed=seeding.seed(0))[0]
+    shuffled = simulate(metric, player, cfg["T"], cfg["eps"], seed=seeding.seed(0), relabel=True)[0]
     return plain, shuffled
 
 
@@ -156,21 +162,22 @@ def expected_cost_of_a_random_agent(agent_cost) -> float:
 
 def explore_run(kind: str = "uniform", n: int = 8, k: int = 64, adversary: str = "crowded", T: int = 600,
                 eps: float = 0.1) -> list[Run]:
-    """The widget's run: a k-collective and the work function algorithm on one metric (seed 0).
+    """The widget's run: a k-collective and the work function algorithm on one metric (seed ``neurips24.seed(0)``).
 
     Raises
     ------
     ValueError on an unknown kind or adversary, k < n, or T < 1.
     """
-    metric = make_metric(kind, n)
-    return simulate(metric, [Player("capped", k, adversary), Player("wfa", 1, adversary)], T, eps)
+    metric = make_metric(kind, n, seeding.seed(0))
+    return simulate(metric, [Player("capped", k, adversary), Player("wfa", 1, adversary)], T, eps,
+                    seed=seeding.seed(0))
 
 
 def reproduction_values(sweep: Sweep, plain: Run, shuffled: Run) -> dict:
     """The numbers the chapter's three reproduction checks assert (and their controls).
 
-    - ``factor``: (cost − n·diam/k) / fractional cost of every collective with k = n² (both adversaries), and
-      ``mode``: the same for the single agent at the mode (the control);
+    - ``factor``: (cost − n·diam/k) / fractional cost of every collective with k = n² (all three adversaries),
+      ``factor_kn``: the same at k = n (the control), and ``mode``: the same for the single agent at the mode;
     - ``growth_collective`` / ``growth_wfa``: cost / OPT at the largest n over that at the smallest n on the
       uniform metric, for the collective at k = n² and for the work function algorithm (the control);
     - ``identity_gap``: max over every collective of |E_bits[cost of one agent] − barely fractional cost| /
@@ -184,6 +191,7 @@ def reproduction_values(sweep: Sweep, plain: Run, shuffled: Run) -> dict:
 
     return dict(
         factor=[r.over_fractional for r in at_n2],
+        factor_kn=[r.over_fractional for r in sweep.select(rule="capped", k=lambda n: n)],
         mode=[r.over_fractional for r in sweep.select(rule="mode")],
         growth_collective=sweep.growth("uniform", "capped", lambda n: n * n),
         growth_wfa=sweep.growth("uniform", "wfa", 1),

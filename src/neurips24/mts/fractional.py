@@ -43,7 +43,10 @@ def mirror_descent_step(q, c, leaf, eta: float = 1.0, delta: float | None = None
 
     The optimality conditions give p_i = max(0, (q_i + δ) exp(−η (c_i + λ) / w_i) − δ); the multiplier λ of
     Σ p = 1 is found by Newton's method on the convex decreasing function λ ↦ Σ_i p_i(λ) − 1, started on the
-    left of the root (λ = −max c), so that the iterates increase monotonically to it.
+    left of the root, so that the iterates increase monotonically to it. The start is the largest λ at which
+    one coordinate alone reaches p_i = 1, λ₀ = max_i [ −c_i − (w_i/η) log((1 + δ)/(q_i + δ)) ]: there every
+    exponent log(q_i + δ) − η (c_i + λ₀)/w_i is at most log(1 + δ), so no term overflows however large
+    η c_i / w_i is (the exponents are formed in the log domain; small terms underflow harmlessly to p_i = 0).
 
     Parameters
     ----------
@@ -61,7 +64,8 @@ def mirror_descent_step(q, c, leaf, eta: float = 1.0, delta: float | None = None
     Raises
     ------
     ValueError on shapes that disagree, NaN/inf or negative costs, q off the simplex, or eta, delta or a leaf
-    distance that is not positive.
+    distance that is not positive; FloatingPointError if the new state is not finite (it never is for valid
+    input; the check guards the caller against a NaN read as a state).
     """
     q = _check_simplex(q)
     n = q.shape[-1]
@@ -75,17 +79,22 @@ def mirror_descent_step(q, c, leaf, eta: float = 1.0, delta: float | None = None
             raise ValueError(f"{name} must be a positive finite number, got {v!r}")
     q, c = np.broadcast_arrays(q, c)
     rate = eta / w                                                   # η / w_i
-    lam = -c.max(axis=-1, keepdims=True)                             # Σ p(λ) >= 1 here
+    logq = np.log(q + delta)
+    lam = (-c - np.log1p(delta) / rate + logq / rate).max(axis=-1, keepdims=True)   # λ₀: Σ p(λ₀) >= 1
     for _ in range(max_iter):
-        u = (q + delta) * np.exp(-rate * (c + lam))                  # (q_i + δ) e^{−η(c_i + λ)/w_i}
+        u = np.exp(logq - rate * (c + lam))                          # (q_i + δ) e^{−η(c_i + λ)/w_i} <= 1 + δ
         active = u > delta
         f = np.where(active, u - delta, 0.0).sum(-1, keepdims=True) - 1.0
         if np.abs(f).max() < tol:
             break
         slope = -np.where(active, rate * u, 0.0).sum(-1, keepdims=True)
         lam = lam - f / slope                                        # Newton step
-    p = np.maximum((q + delta) * np.exp(-rate * (c + lam)) - delta, 0.0)
-    return p / p.sum(-1, keepdims=True)
+    p = np.maximum(np.exp(logq - rate * (c + lam)) - delta, 0.0)
+    p = p / p.sum(-1, keepdims=True)
+    if not np.isfinite(p).all():
+        raise FloatingPointError(f"mirror_descent_step produced a non-finite state (eta = {eta!r}, "
+                                 f"max cost = {float(c.max()):.3g}, smallest leaf = {float(w.min()):.3g})")
+    return p
 
 
 def work_function_update(w, c, d) -> np.ndarray:
@@ -95,7 +104,9 @@ def work_function_update(w, c, d) -> np.ndarray:
     ----------
     w : (..., n) float, the previous work function (w_0 = d(x_0, ·)).
     c : (..., n) float, the cost vector of step t (finite, >= 0).
-    d : (n, n) float, the distance matrix.
+    d : a :class:`~neurips24.mts.metric.Metric` (already checked) or an (n, n) distance matrix, which is checked
+        to be a metric (``metric.check_metric``: finite, zero diagonal, positive off it, symmetric, triangle
+        inequality).
 
     Returns
     -------
@@ -103,12 +114,16 @@ def work_function_update(w, c, d) -> np.ndarray:
 
     Raises
     ------
-    ValueError on NaN/inf or negative costs, or shapes that disagree.
+    ValueError on NaN/inf or negative costs, shapes that disagree, NaN/inf in w, or a ``d`` that is not a metric.
     """
-    d = np.asarray(d, dtype=np.float64)
+    from .metric import Metric, check_metric
+
+    d = d.d if isinstance(d, Metric) else check_metric(d)
     n = d.shape[0]
     c = _check_costs(c, n)
     w = np.asarray(w, dtype=np.float64)
     if w.shape[-1] != n:
         raise ValueError(f"w must end in dimension n = {n}, got shape {w.shape}")
+    if not np.isfinite(w).all():
+        raise ValueError("w must be finite (no NaN or inf)")
     return c + np.min(w[..., :, None] + d, axis=-2)

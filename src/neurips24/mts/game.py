@@ -16,15 +16,17 @@ from .metric import Metric, as_metric, dominating_star, wasserstein1
 from .rounding import capped_rounding_step, mode_agent_step, wfa_step
 
 RULES = ("capped", "mode", "wfa")
-ADVERSARIES = ("crowded", "random")
+ADVERSARIES = ("crowded", "threshold", "random")
 
 
 @dataclass(frozen=True)
 class Player:
     """Who plays: ``rule`` 'capped' (a collective of k agents, the book's rounding), 'mode' (one agent at the
     fractional state's mode) or 'wfa' (one agent, the work function algorithm); ``adversary`` 'crowded' (the
-    cost falls on the point with the most of the player's agents, lowest index on ties) or 'random' (on a
-    uniformly drawn point, the same draw for every random-adversary player of a run)."""
+    cost falls on the point with the most of the player's agents, lowest index on ties), 'threshold' (on the
+    occupied point closest to its cap, the smallest 2k p_i − m_i, lowest index on ties: the cost there lowers
+    p_i and forces an eviction as soon as it can; for one agent it is its own point, as 'crowded') or 'random'
+    (on a uniformly drawn point, the same draw for every random-adversary player of a run)."""
 
     rule: str
     k: int
@@ -130,7 +132,7 @@ def simulate(metric, players, T: int, eps: float = 0.1, seed: int = 0, eta: floa
     rng = np.random.default_rng(seed)
     leaf = dominating_star(metric)
     k = np.array([pl.k for pl in players], dtype=np.float64)[:, None]               # (B, 1)
-    crowded = np.array([pl.adversary == "crowded" for pl in players])
+    adversary = np.array([ADVERSARIES.index(pl.adversary) for pl in players])
     p = np.zeros((B, n))
     p[:, start] = 1.0
     w = np.tile(d[start], (B, 1))
@@ -143,10 +145,12 @@ def simulate(metric, players, T: int, eps: float = 0.1, seed: int = 0, eta: floa
     rows = np.arange(B)
     config_move = np.zeros(B)
     for t in range(T):
-        hit = np.where(crowded, counts.argmax(1), rng.integers(n))       # the adversary, from the state at t − 1
+        drawn = rng.integers(n)                                          # the adversaries, from the state at t − 1
+        slack = np.where(counts > 0, 2 * k * p - counts, np.inf)         # room under the cap, occupied points
+        hit = np.choose(adversary, [counts.argmax(1), slack.argmin(1), np.full(B, drawn)])
         c = np.zeros((B, n))
         c[rows, hit] = eps
-        w = work_function_update(w, c, d)                                      # eq. (mts-wf)
+        w = work_function_update(w, c, metric)                                 # eq. (mts-wf)
         p_new = mirror_descent_step(p, c, leaf, eta)                           # eq. (mts-md)
         step["frac"][:, t] = wasserstein1(p, p_new, metric) + (c * p_new).sum(1)
         counts_old = counts.copy()
