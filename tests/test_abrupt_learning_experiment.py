@@ -87,3 +87,18 @@ def test_the_shipped_3x3_run_leaves_the_plateau_and_the_7x7_run_does_not():
     steps7 = sorted(big["checkpoints"])
     p7, l7 = (experiment.evaluate(big["checkpoints"][s], batch7)["masked"] for s in (steps7[1], steps7[-1]))
     assert l7 > 0.9 * p7                                          # the control: no drop on 7 x 7
+
+
+def test_drop_measures_by_hand():
+    from neurips24.abrupt_learning.reproduction import drop_measures, is_drop
+    # a plateau at 0.1 with ±0.001 wiggles from step 500 to 2500, one fall of 0.05 at step 2600, then flat
+    masked = [0.5] + [0.1 + (0.001 if k % 2 else -0.001) for k in range(1, 26)] + [0.05] * 5
+    log = [{"step": 100 * k, "masked": m} for k, m in enumerate(masked)]
+    m = drop_measures(log)
+    assert m["removed"] == pytest.approx(0.5, abs=0.02) and m["step of the largest decrease"] == 2600
+    assert m["abruptness"] == pytest.approx(0.051 / 0.002, rel=1e-6) and is_drop(m)
+    slow = [{"step": 100 * k, "masked": 0.1 - 0.0005 * max(k - 20, 0)} for k in range(80)]   # a steady decline
+    g = drop_measures(slow)
+    assert g["removed"] > 0.2 and g["abruptness"] == pytest.approx(1.0) and not is_drop(g)
+    with pytest.raises(ValueError, match="at least 5 points"):
+        drop_measures(log[:6])

@@ -76,3 +76,12 @@ def test_masked_observed_mse_by_hand():
 def test_config_validates(kw, match):
     with pytest.raises(ValueError, match=match):
         Config(**kw).validate()
+
+
+@pytest.mark.parametrize(("observed", "word"), [(torch.ones(2, 2, 2, dtype=torch.bool), "no masked entry"),
+                                                (torch.zeros(2, 2, 2, dtype=torch.bool), "no observed entry"),
+                                                (torch.ones(2, 4, dtype=torch.bool), "shape")])
+def test_masked_observed_mse_refuses_empty_sets(observed, word):
+    X = torch.zeros(2, 2, 2)
+    with pytest.raises(ValueError, match=word):
+        masked_observed_mse(torch.zeros(2, 4), X, observed)

@@ -48,7 +48,18 @@ def masked_observed_mse(pred: torch.Tensor, X: torch.Tensor, observed: torch.Ten
     """(masked MSE, observed MSE): mean squared error over the hidden and over the shown entries.
 
     pred : (B, m·n) or (B, m, n) float; X : (B, m, n) float; observed : (B, m, n) bool.
+
+    Raises
+    ------
+    ValueError if ``observed`` has no masked entry or no observed entry (a mean over no entries is not an error
+    of 0: it is undefined), or its shape is not that of ``X``.
     """
+    if tuple(observed.shape) != tuple(X.shape):
+        raise ValueError(f"observed must have the shape of X {tuple(X.shape)}, got {tuple(observed.shape)}")
+    if bool(observed.all()):
+        raise ValueError("observed has no masked entry: the masked MSE is undefined (draw a batch with p_mask > 0)")
+    if not bool(observed.any()):
+        raise ValueError("observed has no observed entry: the observed MSE is undefined")
     err = (pred.reshape(X.shape) - X) ** 2
     return float(err[~observed].mean()), float(err[observed].mean())
 
