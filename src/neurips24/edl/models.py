@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from ..checks import check_count
+from . import objectives
 from .dirichlet import _kl
 from .objectives import _check_divergence, _distill_nll, check_lam
 
@@ -232,10 +233,11 @@ def train_evidential(data: MemberData, lam, *, hidden=(64, 64), n_classes: int, 
                        seed).to(device)
 
     def member_loss(f, idx, rows, step):
-        alpha = torch.exp(f)
-        target = prior + nu * torch.nn.functional.one_hot(data.y[rows, idx], C).float()
-        kl = _kl(alpha, target) if divergence == "reverse" else _kl(target, alpha)
-        return kl.mean(-1)
+        alpha = objectives.evidence(f)
+        onehot = torch.nn.functional.one_hot(data.y[rows, idx], C).float()
+        if divergence == "reverse":                     # KL(Dir(α) ‖ Dir(prior + ν e_y)) up to a constant
+            return objectives.reverse_kl_terms(alpha, onehot, nu, prior).mean(-1)
+        return _kl(prior + nu * onehot, alpha).mean(-1)
 
     return model, _fit(model, data, member_loss, steps, batch_size, lr, seed)
 
@@ -308,6 +310,6 @@ def train_distill(data: MemberData, *, hidden=(64, 64), steps: int = 1500, batch
 
     def member_loss(f, idx, rows, step):
         T = temperature_schedule(step, steps, t0)
-        return _distill_nll(torch.exp(f), data.teacher[rows, idx], T, smoothing).mean(-1)
+        return _distill_nll(objectives.evidence(f), data.teacher[rows, idx], T, smoothing).mean(-1)
 
     return model, _fit(model, data, member_loss, steps, batch_size, lr, seed)

@@ -26,8 +26,8 @@ from .dirichlet import _kl, check_alpha
 
 DIVERGENCES = ("reverse", "forward")
 
-__all__ = ["DIVERGENCES", "check_lam", "target_alpha", "unified_loss", "optimal_alpha", "evidential_alpha",
-           "energy_score", "distill_loss"]
+__all__ = ["DIVERGENCES", "check_lam", "target_alpha", "unified_loss", "reverse_kl_terms", "optimal_alpha",
+           "evidence", "evidential_alpha", "energy_score", "distill_loss"]
 
 
 def check_lam(lam, name: str = "lam") -> float:
@@ -138,6 +138,38 @@ def unified_loss(alpha, y, lam: float, prior: float = 1.0, divergence: str = "re
     return loss
 
 
+def reverse_kl_terms(alpha: torch.Tensor, onehot: torch.Tensor, nu, prior: float = 1.0) -> torch.Tensor:
+    """The reverse-KL objective as fit term plus regulariser: ν [ψ(α₀) − ψ(α_y)] + KL(Dir(α) ‖ Dir(α_prior 1)).
+
+    Since ln Dir(π; α_prior + ν e_y) = ln Dir(π; α_prior 1) + ν ln π_y + const and E_{Dir(α)} ln π_y =
+    ψ(α_y) − ψ(α₀), this equals KL(Dir(α) ‖ Dir(α_prior + ν e_y)) (the reverse case of :func:`unified_loss`)
+    up to a constant in α; times λ = 1/ν it is the UCE form E[ψ(α₀) − ψ(α_y)] + λ KL(Dir(α) ‖ Dir(α_prior))
+    of the paper's Sec. 3. The evidential trainer minimises it (no checks here: it runs every step).
+
+    Parameters
+    ----------
+    alpha : (..., C) concentrations > 0.   onehot : (..., C) one-hot labels, alpha's dtype.
+    nu : ν = 1/λ, a number or a tensor broadcastable to alpha's leading shape + (1,).   prior : α_prior > 0.
+
+    Returns
+    -------
+    (...,) tensor, nats.
+    """
+    alpha0 = alpha.sum(-1)
+    fit = torch.special.digamma(alpha0) - (torch.special.digamma(alpha) * onehot).sum(-1)
+    regulariser = _kl(alpha, torch.full_like(alpha, prior))
+    return (nu * fit.unsqueeze(-1)).squeeze(-1) + regulariser
+
+
+def evidence(logits):
+    """α = exp(f), without checks: the parameterisation every trainer and evaluation of the chapter uses.
+
+    NumPy in, NumPy out (float64 logits give float64 α); a tensor in, a tensor out (differentiable).
+    :func:`evidential_alpha` is the checked version for a reader's inputs.
+    """
+    return torch.exp(logits) if isinstance(logits, torch.Tensor) else np.exp(logits)
+
+
 def optimal_alpha(eta, lam: float, prior: float = 1.0, divergence: str = "reverse") -> np.ndarray:
     """The pointwise minimiser α*(x) of the unified objective when the data are infinite (book's derivation).
 
@@ -216,7 +248,7 @@ def evidential_alpha(logits) -> torch.Tensor:
     overflows the dtype.
     """
     f = _check_logits(logits)
-    alpha = torch.exp(f)
+    alpha = evidence(f)
     if not bool(torch.isfinite(alpha).all()):
         raise ValueError(f"exp(logits) overflows {f.dtype}: largest logit {float(f.max()):.4g}")
     return alpha
