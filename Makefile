@@ -71,7 +71,7 @@ book: install assets
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
 	$(BIN)/python -m neurips24.status
 	$(BIN)/jupyter-book build . $(JB_FLAGS)
-	$(BIN)/python -m neurips24.slides
+	$(BIN)/python -m neurips24.slides && $(BIN)/python -m neurips24.handouts
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
 lint: install
@@ -119,7 +119,7 @@ site: install assets
 	    -e 's#: book/_ext#: ../book/_ext#' _config.yml > _build/_config_noexec.yml
 	rm -rf _build/html && $(BIN)/python -m neurips24.status && \
 	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml && \
-	    $(BIN)/python -m neurips24.slides; status=$$?; \
+	    $(BIN)/python -m neurips24.slides && $(BIN)/python -m neurips24.handouts; status=$$?; \
 	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb; \
 	exit $$status
 
