@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from test_slides import PAGE
 
 from neurips24 import handouts
-from test_slides import PAGE
 
 SEMINAR = """<html><body><main><article><section><h2>What students prepare</h2><ul><li>Read the
 <a href="x">abstract</a>.</li></ul></section><table><tr><td>1</td><td><a href="../notebooks/a_chapter.html">A</a>
