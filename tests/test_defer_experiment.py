@@ -34,7 +34,8 @@ def test_gap_to_best_baseline_by_hand():
 def test_config_and_bad_scale():
     assert set(ex.CONFIG) == {"fast", "full"}
     for cfg in ex.CONFIG.values():
-        assert len(cfg["seeds"]) >= 3 and max(cfg["n_values"]) >= 4000
+        assert cfg["n_seeds"] >= 3 and cfg["digits_n_seeds"] >= 3 and max(cfg["n_values"]) >= 4000
+        assert "seeds" not in cfg and "digits_seeds" not in cfg         # resolved through neurips24.seeding
     for run in (ex.run_realizable, ex.run_digits, ex.run_tradeoff, ex.run_pointwise):
         with pytest.raises(ValueError, match="run scale"):
             run("medium")

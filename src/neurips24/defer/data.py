@@ -25,6 +25,12 @@ class DeferData:
     n_classes : n.   name : a short description.
     optimal_acc : system accuracy of the generating rejector + classifier on the test split (None if unknown).
     defer_share : share of test points in the generating deferral region (None if unknown).
+
+    Raises
+    ------
+    ValueError (on construction) for n_classes < 2, a split without points, x not 2-D or not finite, y or g
+    not 1-D with one entry per row of x, labels or expert predictions outside [0, n_classes), or a test split
+    whose feature count differs from the training split's; TypeError for non-integer labels.
     """
 
     x_train: np.ndarray
@@ -38,6 +44,10 @@ class DeferData:
     optimal_acc: float | None = None
     defer_share: float | None = None
 
+    def __post_init__(self):
+        _check_split("train", self.x_train, self.y_train, self.g_train, None, self.n_classes)
+        _check_split("test", self.x_test, self.y_test, self.g_test, self.x_train.shape[1], self.n_classes)
+
     def first(self, n_train: int) -> DeferData:
         """The same data with only the first ``n_train`` training points (nested training sets).
 
@@ -50,6 +60,30 @@ class DeferData:
             raise ValueError(f"n_train must be an int in [1, {len(self.x_train)}], got {n_train!r}")
         return DeferData(self.x_train[:n_train], self.y_train[:n_train], self.g_train[:n_train], self.x_test,
                          self.y_test, self.g_test, self.n_classes, self.name, self.optimal_acc, self.defer_share)
+
+
+def _check_split(split: str, x, y, g, d: int | None, n_classes) -> None:
+    """Shapes, dtypes and ranges of one split of :class:`DeferData` (see its Raises)."""
+    if isinstance(n_classes, bool) or not isinstance(n_classes, (int, np.integer)) or n_classes < 2:
+        raise ValueError(f"n_classes must be an int >= 2, got {n_classes!r}")
+    x = np.asarray(x)
+    if x.ndim != 2 or x.shape[0] < 1 or x.shape[1] < 1:
+        raise ValueError(f"x_{split} must have shape (N, d) with N >= 1 points and d >= 1 features, "
+                         f"got {x.shape}")
+    if d is not None and x.shape[1] != d:
+        raise ValueError(f"x_{split} has {x.shape[1]} features but x_train has {d}")
+    if x.dtype.kind not in "fiu" or not np.all(np.isfinite(x)):
+        raise ValueError(f"x_{split} must hold finite real numbers")
+    for name, v in ((f"y_{split}", y), (f"g_{split}", g)):
+        v = np.asarray(v)
+        if v.shape != (x.shape[0],):
+            raise ValueError(f"{name} must have shape ({x.shape[0]},) (one entry per row of x_{split}), "
+                             f"got {v.shape}")
+        if v.dtype.kind not in "iu":
+            raise TypeError(f"{name} must hold integer class indices, got dtype {v.dtype}")
+        if int(v.min()) < 0 or int(v.max()) >= n_classes:
+            raise ValueError(f"{name} must lie in [0, {n_classes}) (n_classes = {n_classes}), got values in "
+                             f"[{int(v.min())}, {int(v.max())}]")
 
 
 def _check_int(name: str, value, low: int) -> int:

@@ -7,7 +7,8 @@
 - :func:`explore_run`: the small run behind the chapter's widget.
 
 Every surrogate is trained the same way (:func:`.train.train_specs`: same points, same initial weights, same
-optimiser and steps); the seeds are 0, 1, 2, … and are never chosen.
+optimiser and steps); the seeds are ``seeding.seeds(n)`` (0, 1, 2, … shifted by ``$NEURIPS24_SEED_OFFSET``) and
+are never chosen.
 """
 from __future__ import annotations
 
@@ -15,19 +16,22 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+import torch
 from tqdm.auto import tqdm
 
+from .. import seeding
 from ..scale import check_scale
 from .data import digits_data, mixture_data
+from .losses import expert_error_cost, rl2d_surrogate
 from .pointwise import bayes_failure_share
-from .train import Spec, train_specs
+from .train import Spec, forward, train_specs
 
 CONFIG = {
-    "fast": dict(n_values=(250, 1000, 4000), n_test=2000, seeds=(0, 1, 2), steps=400, lr=0.1,
-                 digits_seeds=(0, 1, 2), digits_steps=400, hidden=16, betas=(0.0, 0.1, 0.2, 0.3, 0.5),
-                 pointwise_problems=100, pointwise_steps=500),
-    "full": dict(n_values=(250, 500, 1000, 2000, 4000, 8000), n_test=5000, seeds=(0, 1, 2, 3, 4), steps=3000,
-                 lr=0.1, digits_seeds=(0, 1, 2, 3, 4), digits_steps=3000, hidden=64,
+    "fast": dict(n_values=(250, 1000, 4000), n_test=2000, n_seeds=3, steps=400, lr=0.1,
+                 digits_n_seeds=3, digits_steps=400, digits_sets=("linear", "MLP"), hidden=16,
+                 betas=(0.0, 0.1, 0.2, 0.3, 0.5), pointwise_problems=100, pointwise_steps=500),
+    "full": dict(n_values=(250, 500, 1000, 2000, 4000, 8000), n_test=5000, n_seeds=5, steps=3000,
+                 lr=0.1, digits_n_seeds=5, digits_steps=3000, digits_sets=("linear", "MLP"), hidden=64,
                  betas=(0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5), pointwise_problems=1000, pointwise_steps=3000),
 }
 
@@ -49,6 +53,26 @@ SHUFFLED = {"RS (Ψ=−log)": Spec("RS, shuffled expert", "rs", cost="shuffled")
             "RL2D q=0.7": Spec("RL2D q=0.7, shuffled expert", "rl2d", 0.7, cost="shuffled"),
             "RL2D q=1": Spec("RL2D q=1, shuffled expert", "rl2d", 1.0, cost="shuffled")}
 DIGITS = dict(expert_classes=(0, 1, 2, 3, 4), pool=4)   # 2×2 images: the model alone is weak, the expert helps
+
+
+def _config(scale: str, overrides: dict | None = None) -> dict:
+    """CONFIG[scale] updated by ``overrides``, with 'seeds' and 'digits_seeds' resolved through
+    :mod:`neurips24.seeding` (``seeding.seeds(n_seeds)``), unless ``overrides`` gives them.
+
+    Raises
+    ------
+    ValueError for an unknown scale or an unknown key in ``overrides``.
+    """
+    cfg = dict(CONFIG[check_scale(scale)])
+    overrides = dict(overrides or {})
+    unknown = set(overrides) - set(cfg) - {"seeds", "digits_seeds"}
+    if unknown:
+        raise ValueError(f"overrides has unknown keys {sorted(unknown)}; known: {sorted(cfg)}")
+    cfg.update(overrides)
+    cfg.setdefault("seeds", seeding.seeds(cfg["n_seeds"]))
+    cfg.setdefault("digits_seeds", seeding.seeds(cfg["digits_n_seeds"]))
+    cfg["seeds"], cfg["digits_seeds"] = tuple(cfg["seeds"]), tuple(cfg["digits_seeds"])
+    return cfg
 
 
 @dataclass
@@ -75,16 +99,17 @@ class Sweep:
                 for lab in self.labels}
 
 
-def run_realizable(scale: str, specs=PAPER_SPECS) -> Sweep:
+def run_realizable(scale: str, specs=PAPER_SPECS, overrides: dict | None = None) -> Sweep:
     """Paper Fig. 1a: system accuracy against N on the realizable mixture (d = 10, 10 Gaussians, linear model).
 
     One distribution per seed; the training sets of the different N are nested (the first N points).
+    ``overrides`` replaces entries of ``CONFIG[scale]`` (e.g. ``{"n_values": (250,), "steps": 100}``).
 
     Raises
     ------
-    ValueError for an unknown scale.
+    ValueError for an unknown scale or override.
     """
-    cfg = CONFIG[check_scale(scale)]
+    cfg = _config(scale, overrides)
     res = Sweep(tuple(s.label for s in specs), tuple(cfg["n_values"]), tuple(cfg["seeds"]), info=dict(cfg))
     for seed in tqdm(cfg["seeds"], disable=None, desc="seeds"):
         data = mixture_data(max(cfg["n_values"]), cfg["n_test"], seed=seed)
@@ -97,42 +122,53 @@ def run_realizable(scale: str, specs=PAPER_SPECS) -> Sweep:
     return res
 
 
-def run_digits(scale: str, specs=PAPER_SPECS) -> Sweep:
+def run_digits(scale: str, specs=PAPER_SPECS, overrides: dict | None = None) -> Sweep:
     """The non-realizable case: digits blurred to 2×2 (4 features), an expert right on classes 0–4 (random
     elsewhere), as :data:`DIGITS` sets them.
 
     Keys are the hypothesis sets 'linear' and 'MLP' (one hidden ReLU layer); every surrogate of ``specs``,
     the model alone (:data:`ALONE`) and the controls (:data:`SHUFFLED`) are trained on each seed's split.
+    ``info`` records per (set, seed): 'train_loss' (each model's final training loss, its own surrogate),
+    'psi1_loss' (each trained model's Ψ_1 surrogate, mean of 1 − t, on the training points with the expert's
+    cost: :func:`psi1_training_loss`), and per seed 'mean_cost' (c̄, the defer-everything value of Ψ_1).
 
     Raises
     ------
-    ValueError for an unknown scale.
+    ValueError for an unknown scale or override.
     """
-    cfg = CONFIG[check_scale(scale)]
+    cfg = _config(scale, overrides)
     all_specs = list(specs) + [ALONE] + list(SHUFFLED.values())
-    res = Sweep(tuple(s.label for s in all_specs), ("linear", "MLP"), tuple(cfg["digits_seeds"]), info=dict(cfg))
+    sets = tuple(cfg["digits_sets"])
+    if not sets or not set(sets) <= {"linear", "MLP"}:
+        raise ValueError(f"digits_sets must name 'linear' and/or 'MLP', got {sets!r}")
+    res = Sweep(tuple(s.label for s in all_specs), sets, tuple(cfg["digits_seeds"]), info=dict(cfg))
     for seed in tqdm(cfg["digits_seeds"], disable=None, desc="seeds"):
         data = digits_data(seed=seed, **DIGITS)
-        for key, hidden in (("linear", None), ("MLP", cfg["hidden"])):
+        for key in sets:
+            hidden = None if key == "linear" else cfg["hidden"]
             out = train_specs(data, all_specs, hidden=hidden, steps=cfg["digits_steps"], lr=cfg["lr"], seed=seed)
             for s, m in zip(out.specs, out.metrics, strict=True):
                 res.metrics[(s.label, key, seed)] = m
             res.info.setdefault("train_loss", {})[(key, seed)] = dict(
                 zip([s.label for s in out.specs], out.train_loss.tolist(), strict=True))
+            res.info.setdefault("psi1_loss", {})[(key, seed)] = dict(
+                zip([s.label for s in out.specs], psi1_training_loss(out.params, data).tolist(), strict=True))
         res.info.setdefault("expert_acc", {})[seed] = float((data.g_test == data.y_test).mean())
         res.info.setdefault("mean_cost", {})[seed] = float((data.g_train != data.y_train).mean())
     return res
 
 
-def run_tradeoff(scale: str, specs=PAPER_SPECS, seed: int = 0) -> Sweep:
+def run_tradeoff(scale: str, specs=PAPER_SPECS, seed: int | None = None) -> Sweep:
     """Coverage and system accuracy as the fee β of the cost c = 1{g ≠ y} + β 1{g = y} grows (linear model,
-    2×2 digits as :data:`DIGITS`, one seed). Keys are the β values; the test deferral loss uses the same β.
+    2×2 digits as :data:`DIGITS`, one seed: ``seeding.seed(0)`` by default). Keys are the β values; the test
+    deferral loss uses the same β.
 
     Raises
     ------
     ValueError for an unknown scale.
     """
-    cfg = CONFIG[check_scale(scale)]
+    cfg = _config(scale)
+    seed = seeding.seed(0) if seed is None else seed
     data = digits_data(seed=seed, **DIGITS)
     all_specs = [Spec(f"{s.label}|{b}", s.name, s.q, beta=b) for b in cfg["betas"] for s in specs]
     out = train_specs(data, all_specs, steps=cfg["digits_steps"], lr=cfg["lr"], seed=seed)
@@ -148,17 +184,18 @@ def run_pointwise(scale: str, cases=(("CE", "ce", None), ("general", "general", 
                                       ("RL2D q=1", "rl2d", 1.0))) -> dict:
     """For each surrogate and each cost kind ('general', 'expert_error'), the share of random conditional
     problems (3 classes) on which the minimiser of the conditional surrogate risk decides worse than Bayes.
+    The problems are drawn with ``seeding.seed(0)``.
 
     Returns
     -------
     dict (label, kind) -> result of :func:`.pointwise.bayes_failure_share`.
     """
-    cfg = CONFIG[check_scale(scale)]
+    cfg = _config(scale)
     out = {}
     for kind in ("general", "expert_error"):
         for label, name, q in cases:
             out[(label, kind)] = bayes_failure_share(name, q, kind, n_problems=cfg["pointwise_problems"],
-                                                     steps=cfg["pointwise_steps"])
+                                                     steps=cfg["pointwise_steps"], seed=seeding.seed(0))
     return out
 
 
@@ -174,6 +211,26 @@ def explore_run(n_train: int = 1000, machine_error: float = 0.0, expert_error: f
     data = mixture_data(n_train, 2000, seed=seed, machine_error=machine_error, expert_error_deferred=expert_error)
     cfg = CONFIG["fast"]
     return train_specs(data, list(PAPER_SPECS), steps=cfg["steps"], lr=cfg["lr"], seed=seed), data.optimal_acc
+
+
+def psi1_training_loss(params: list, data) -> np.ndarray:
+    """(K,) the Ψ_1 surrogate mean(1 − t), t = s_y + (1 − c) s_⊥, of K trained models on the training points of
+    ``data`` with the expert's cost c = 1{g ≠ y}: whatever each model was trained with, its value on one scale.
+
+    A model that defers every point (s_⊥ = 1) has t = 1 − c, hence the value c̄, the mean cost: the plateau
+    of the Ψ_1 member on the digits (the chapter's experiment B).
+
+    Parameters
+    ----------
+    params : weights in the layout of :func:`.train.init_params` (``TrainResult.params``).
+    data : :class:`.data.DeferData`.
+    """
+    with torch.no_grad():
+        logits = forward(params, torch.as_tensor(data.x_train, dtype=torch.float32).T.contiguous())
+        logits = logits.transpose(1, 2).double()
+        y = torch.as_tensor(data.y_train)
+        cost = expert_error_cost(y, torch.as_tensor(data.g_train))
+        return rl2d_surrogate(logits, y, cost, q=1.0).mean(-1).numpy()
 
 
 def gap_to_best_baseline(res: Sweep, label: str, key, baselines=BASELINES) -> dict:

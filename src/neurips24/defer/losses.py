@@ -90,27 +90,33 @@ def check_cost(cost, length: int) -> torch.Tensor:
 
     Raises
     ------
-    TypeError for non-numeric input; ValueError for NaN/inf, a wrong last axis, or a value outside [0, 1].
+    TypeError for non-numeric input; ValueError for NaN/inf, a wrong last axis, no entries, or a value outside
+    [0, 1].
     """
     c = _as_tensor("cost", cost, integer=False)
     if c.ndim == 0 or c.shape[-1] != length:
         raise ValueError(f"cost must have shape (..., {length}) (one cost per point), got {tuple(c.shape)}")
+    if c.numel() == 0:
+        raise ValueError(f"cost must hold at least one point, got shape {tuple(c.shape)} (an empty batch)")
     if float(c.min()) < 0.0 or float(c.max()) > 1.0:
         raise ValueError(f"cost must lie in [0, 1], got values in [{float(c.min()):.3g}, {float(c.max()):.3g}]")
     return c
 
 
 def check_inputs(logits, y, cost) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Validate a surrogate's arguments: logits (..., N, n + 1) with n ≥ 2, y (N,) in [0, n), cost in [0, 1].
+    """Validate a surrogate's arguments: logits (..., N, n + 1) with n ≥ 2 and N ≥ 1, y (N,) in [0, n), cost in [0, 1].
 
     Raises
     ------
-    TypeError for wrong dtypes; ValueError for NaN/inf, wrong shapes or out-of-range values.
+    TypeError for wrong dtypes; ValueError for NaN/inf, wrong shapes, an empty batch (N = 0) or out-of-range
+    values.
     """
     h = _as_tensor("logits", logits, integer=False)
     if h.ndim < 2 or h.shape[-1] < 3:
         raise ValueError(f"logits must have shape (..., N, n + 1) with n >= 2 classes, got {tuple(h.shape)}")
     n, N = h.shape[-1] - 1, h.shape[-2]
+    if h.numel() == 0:
+        raise ValueError(f"logits must hold at least one point (N >= 1), got shape {tuple(h.shape)} (an empty batch)")
     y = check_labels("y", y, n, length=N)
     c = check_cost(cost, N).to(h.dtype)
     try:
