@@ -124,3 +124,21 @@ def test_predicted_slope_rejects_bad_variant_and_grid():
         predicted_slope(2.0, "both", n_modes=2, n_grid=8, depth=4)
     with pytest.raises(ValueError, match="n_grid"):
         predicted_slope(2.0, "spectral", n_modes=1, n_grid=1, depth=4)
+
+
+@pytest.mark.parametrize(("kw", "name"), [(dict(q1=-1.0), "q1"), (dict(q2=0.0), "q2"), (dict(q1=float("nan")), "q1"),
+                                          (dict(cov=float("nan")), "cov")])
+def test_gaussian_pair_expectation_refuses_bad_variances(kw, name):
+    from neurips24.fno.meanfield import gaussian_pair_expectation
+    args = dict(q1=1.0, q2=1.0, cov=0.5, activation="tanh") | kw
+    with pytest.raises(ValueError, match=name):
+        gaussian_pair_expectation(**args)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_fit_slope_refuses_non_finite(bad):
+    from neurips24.fno.backward import fit_slope
+    logs = np.log(np.arange(1.0, 8.0))
+    logs[3] = bad
+    with pytest.raises(ValueError, match="log_norms"):
+        fit_slope(logs)

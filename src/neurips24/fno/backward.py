@@ -174,8 +174,15 @@ def fit_slope(log_norms, skip_top: int = 1):
     Returns
     -------
     (...) float64 slope (``numpy.polyfit``); ½ log χ per layer for a fully-connected network.
+
+    Raises
+    ------
+    ValueError if ``log_norms`` has NaN/inf entries (e.g. the log of a zero or NaN gradient norm) or too few
+    layers; TypeError if ``skip_top`` is not an int.
     """
     log_norms = np.asarray(log_norms, dtype=np.float64)
+    if not np.all(np.isfinite(log_norms)):
+        raise ValueError("log_norms must be finite (no NaN or inf: a gradient norm of 0, inf or NaN)")
     skip_top = check_int("skip_top", skip_top, 0)
     if log_norms.ndim < 1 or log_norms.shape[-1] - skip_top < 2:
         raise ValueError(f"log_norms needs at least skip_top + 2 = {skip_top + 2} layers, got {log_norms.shape}")

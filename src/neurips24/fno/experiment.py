@@ -14,6 +14,7 @@ import torch
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from .. import seeding
 from ..scale import check_scale
 from .backward import fit_slope, predicted_slope
 from .data import heat_dataset
@@ -27,7 +28,7 @@ CONFIG = {
     "fast": {
         "correlation": dict(n_grid=64, width=128, depth=30, n_seeds=3, sigma2=[0.8, 1.2, 2.0, 3.0],
                             n_modes=[2, 8, 32], sigma_b2=0.05, deep=150),
-        "gradients": dict(n_grid=64, width=64, depth=20, n_seeds=6, sigma2=[1.0, 2.0, 4.0],
+        "gradients": dict(n_grid=64, width=64, depth=20, n_seeds=12, sigma2=[1.0, 2.0, 4.0],
                           n_modes=[2, 4, 8], batch=16),
         "training": dict(n_grid=64, width=16, depth=32, n_modes=8, n_seeds=2, sigma2=[0.5, 1.0, 2.0, 3.0, 8.0],
                          steps=80, n_train=256, n_test=128, sigma_b2=0.1),
@@ -74,9 +75,13 @@ class CorrelationResult:
         return self.c_mf[..., -last:].mean(axis=-1)
 
 
-def run_correlation(scale: str = "fast", variant: str = "with_w", seed: int = 0) -> CorrelationResult:
-    """Monte Carlo vs mean-field order parameter for tanh FNOs over the (σ², K) grid of the scale."""
+def run_correlation(scale: str = "fast", variant: str = "with_w", seed: int | None = None) -> CorrelationResult:
+    """Monte Carlo vs mean-field order parameter for tanh FNOs over the (σ², K) grid of the scale.
+
+    ``seed`` (default ``neurips24.seed(0)``, the book's seed offset applied) seeds the weight draws.
+    """
     cfg = CONFIG[check_scale(scale)]["correlation"]
+    seed = seeding.seed(0) if seed is None else seed
     u = two_inputs(cfg["n_grid"])
     c_mc, c_mf, c_deep = [], [], []
     with threadpool_limits(limits=1, user_api="blas"):   # small matrices: one BLAS thread (see montecarlo)
@@ -128,22 +133,37 @@ class GradientResult:
         return self.norms[..., 0] / self.norms[..., -1]
 
 
-def run_gradients(scale: str = "fast", variant: str = "spectral", seed: int = 0) -> GradientResult:
-    """Backpropagated gradient norms per layer for ReLU FNOs over the (σ², K) grid of the scale."""
+def run_gradients(scale: str = "fast", variant: str = "spectral", seed: int | None = None,
+                  **overrides) -> GradientResult:
+    """Backpropagated gradient norms per layer for ReLU FNOs over the (σ², K) grid of the scale.
+
+    Network r of every (K, σ²) point is drawn from seed ``seed + r`` (``seed`` defaults to ``neurips24.seed(0)``,
+    the book's seed offset applied), so the seeds of the result are ``seed, ..., seed + n_seeds − 1``; keyword
+    ``overrides`` replace entries of ``CONFIG[scale]["gradients"]`` (e.g. ``n_seeds``, ``width``, ``n_modes``).
+
+    Returns
+    -------
+    GradientResult with norms (len(K), S, n_seeds, L + 1) and ``config['seeds']``.
+    """
     cfg = CONFIG[check_scale(scale)]["gradients"]
+    unknown = set(overrides) - set(cfg)
+    if unknown:
+        raise ValueError(f"unknown gradients config keys {sorted(unknown)}; accepted: {sorted(cfg)}")
+    cfg = dict(cfg, **overrides)
+    seed = seeding.seed(0) if seed is None else seed
     norms = np.zeros((len(cfg["n_modes"]), len(cfg["sigma2"]), cfg["n_seeds"], cfg["depth"] + 1))
     for i, K in enumerate(tqdm(cfg["n_modes"], desc="K", disable=None)):
         for j, s in enumerate(cfg["sigma2"]):
-            for r in range(cfg["n_seeds"]):
-                gen = torch.Generator().manual_seed(seed + 1000 * r + 10 * j + i)
+            for r in range(cfg["n_seeds"]):   # an independent stream per (seed, K, σ²): no overlap across seed sets
+                gen = torch.Generator().manual_seed(int(np.random.SeedSequence([seed + r, i, j]).generate_state(1)[0]))
                 model = init_gaussian_(DeepFNO(cfg["depth"], cfg["width"], K, cfg["n_grid"], "relu"),
                                        s, 0.0, variant, gen)
                 u = torch.randn(cfg["batch"], cfg["n_grid"], dtype=torch.float64, generator=gen)
                 norms[i, j, r] = input_gradient_norms(model, u, gen).numpy()
     predicted = np.array([[predicted_slope(s, variant, n_modes=K, n_grid=cfg["n_grid"], depth=cfg["depth"])
                            for s in cfg["sigma2"]] for K in cfg["n_modes"]])
-    return GradientResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), norms, dict(cfg, variant=variant),
-                          predicted)
+    return GradientResult(np.array(cfg["sigma2"]), list(cfg["n_modes"]), norms,
+                          dict(cfg, variant=variant, seeds=[seed + r for r in range(cfg["n_seeds"])]), predicted)
 
 
 @dataclass
@@ -154,9 +174,11 @@ class TrainingResult:
     config: dict
 
 
-def run_training(scale: str = "fast", seed: int = 0) -> TrainingResult:
-    """Train deep ReLU FNOs without skip connections on the heat equation from each initial σ²."""
+def run_training(scale: str = "fast", seed: int | None = None) -> TrainingResult:
+    """Train deep ReLU FNOs without skip connections on the heat equation from each initial σ² (``seed``
+    defaults to ``neurips24.seed(0)``)."""
     cfg = CONFIG[check_scale(scale)]["training"]
+    seed = seeding.seed(0) if seed is None else seed
     n = cfg["n_train"]
     u0, uT = heat_dataset(n + cfg["n_test"], cfg["n_grid"], seed=seed)
     S, R = len(cfg["sigma2"]), cfg["n_seeds"]

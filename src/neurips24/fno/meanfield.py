@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 
-from .layer import check_activation, check_int, check_modes, check_nonnegative
+from .layer import check_activation, check_int, check_modes, check_nonnegative, check_positive
 
 N_QUAD = 48
 
@@ -63,10 +63,17 @@ def gaussian_pair_expectation(q1: float, q2: float, cov, activation: str, n_quad
     Returns
     -------
     float64 array of the shape of ``cov``.
+
+    Raises
+    ------
+    ValueError if q1 or q2 is not a finite number > 0, or ``cov`` has NaN/inf entries.
     """
     check_activation(activation)
+    q1, q2 = check_positive("q1", q1), check_positive("q2", q2)
     x, w = gauss_nodes(_check_quad(n_quad))
     cov = np.asarray(cov, dtype=np.float64)
+    if not np.all(np.isfinite(cov)):
+        raise ValueError("cov must be finite (no NaN or inf)")
     rho = np.clip(cov / np.sqrt(q1 * q2), -1.0, 1.0)[..., None, None]
     v = np.sqrt(q2) * (rho * x[:, None] + np.sqrt(1.0 - rho**2) * x[None, :])    # (..., i, j)
     wu = w * _phi(np.sqrt(q1) * x, activation)                                   # φ(u) depends on i only
