@@ -32,6 +32,19 @@ def test_reference_matches_the_models_attention():
     torch.testing.assert_close(A, maps.reshape(-1, 11, 11))
 
 
+def test_the_model_goes_through_the_dispatcher_and_the_cpu_uses_the_reference(monkeypatch):
+    q, k, v = kernels._inputs(4, 5, 3)
+    assert not kernels.use_kernel(q)                                      # CPU tensors: the torch reference
+    z, A = kernels.causal_attention(q, k, v)
+    z_ref, A_ref = kernels.attention_reference(q, k, v)
+    torch.testing.assert_close(A, A_ref)
+    calls = []
+    monkeypatch.setattr("neurips24.iteration_heads.model.causal_attention",
+                        lambda *a: calls.append(1) or kernels.attention_reference(*a))
+    EnsembleTransformer(1, 8, max_len=5)(torch.zeros(1, 2, 5, dtype=torch.long))
+    assert len(calls) == 2                                                # one call per layer
+
+
 def test_bad_shapes():
     with pytest.raises(ValueError, match="shape"):
         kernels.attention_reference(torch.zeros(2, 3, 4), torch.zeros(2, 3, 4), torch.zeros(2, 3, 5))

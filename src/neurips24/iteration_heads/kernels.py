@@ -2,8 +2,9 @@
 torch reference. The chapter's metrics (Cabannes et al. 2024, §4) read the maps of every test sequence; at full
 scale (T = 35, thousands of sequences per evaluation) the kernel computes maps and outputs in one pass.
 
-Without CuPy or a GPU nothing here is needed: the model computes the same attention in torch
-(:meth:`neurips24.iteration_heads.model.EnsembleTransformer.attention`).
+The model's attention (:meth:`neurips24.iteration_heads.model.EnsembleTransformer.attention`) goes through
+:func:`causal_attention`: the kernel when the tensors are on a GPU, CuPy is installed and no gradient is needed
+(evaluation: every epoch's accuracy and attention scores), the torch reference otherwise (training, the CPU).
 """
 from __future__ import annotations
 
@@ -67,6 +68,29 @@ def fused_attention(q, k, v):
     raw_kernel("neurips24.iteration_heads", "causal_attention.cu", "causal_attention")(
         (G,), (threads,), (q, k, v, A, z, np.int32(T), np.int32(dh)))
     return z, A
+
+
+def use_kernel(q: torch.Tensor) -> bool:
+    """Whether :func:`causal_attention` runs the CUDA kernel on ``q``: a float32 CUDA tensor, no gradient
+    recorded (``torch.no_grad()``), and CuPy importable."""
+    return (q.is_cuda and q.dtype == torch.float32 and not (torch.is_grad_enabled() and q.requires_grad)
+            and cupy_or_none() is not None)
+
+
+def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor):
+    """Causal attention with its maps, (G, T, dh) float32 tensors → (z (G, T, dh), A (G, T, T)), as
+    :func:`attention_reference`; through the CUDA kernel when :func:`use_kernel` says so (the tensors go to CuPy
+    and back by DLPack, without a copy), else the reference.
+
+    Raises
+    ------
+    ValueError as :func:`attention_reference`.
+    """
+    if not use_kernel(q):
+        return attention_reference(q, k, v)
+    cp = cupy_or_none()
+    z, A = fused_attention(*(cp.from_dlpack(t.detach().contiguous()) for t in (q, k, v)))
+    return torch.from_dlpack(z), torch.from_dlpack(A)
 
 
 def _inputs(G, T, dh, seed=0):

@@ -27,6 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checks import check_count
+from .kernels import causal_attention
 from .tasks import VOCAB
 
 
@@ -62,6 +63,8 @@ class EnsembleTransformer(nn.Module):
     n_layer : blocks (paper: 2; the control: 1).   n_head : heads per block (paper: 1).
     max_len : longest input T (positions learned), >= 2.   dropout : embedding dropout in [0, 1) (paper: 0.1).
     seeds : M integer seeds >= 0 for the initialisation (default 0 … M−1).
+    dropout_seeds : M integer seeds >= 0 of each model's own dropout stream (default: ``seeds``): model m's
+        dropout masks come from its own generator, so a model trains the same whatever else is in the ensemble.
 
     Forward: ``x`` (M, B, T) int64 → logits (M, B, T, 64) float32; with ``return_attention=True`` also the
     attention maps (n_layer, M, B, n_head, T, T), rows = queries, softmax over the last axis.
@@ -73,7 +76,7 @@ class EnsembleTransformer(nn.Module):
     """
 
     def __init__(self, n_models: int = 1, d: int = 128, n_layer: int = 2, n_head: int = 1, max_len: int = 66,
-                 dropout: float = 0.1, seeds=None):
+                 dropout: float = 0.1, seeds=None, dropout_seeds=None):
         super().__init__()
         M = check_count("n_models", n_models, 1)
         d, n_layer = check_count("d", d, 1), check_count("n_layer", n_layer, 1)
@@ -85,6 +88,11 @@ class EnsembleTransformer(nn.Module):
         seeds = list(range(M)) if seeds is None else [check_count("seeds[i]", s, 0) for s in seeds]
         if len(seeds) != M:
             raise ValueError(f"seeds must hold n_models = {M} seeds, got {len(seeds)}")
+        dropout_seeds = seeds if dropout_seeds is None else [check_count("dropout_seeds[i]", s, 0)
+                                                             for s in dropout_seeds]
+        if len(dropout_seeds) != M:
+            raise ValueError(f"dropout_seeds must hold n_models = {M} seeds, got {len(dropout_seeds)}")
+        self.dropout_seeds, self._streams = list(dropout_seeds), {}
         self.n_models, self.d, self.n_layer, self.n_head, self.max_len = M, d, n_layer, n_head, max_len
         self.dropout, self.seeds = float(dropout), seeds
         Lr = n_layer
@@ -116,6 +124,17 @@ class EnsembleTransformer(nn.Module):
         for p in (self.norm1, self.norm2, self.norm_out):
             p.fill_(1.0)
 
+    def _dropout(self, h: torch.Tensor) -> torch.Tensor:
+        """Embedding dropout with one mask stream per model (its own generator, seeded by ``dropout_seeds``)."""
+        if not self.training or self.dropout == 0:
+            return h
+        key = str(h.device)
+        if key not in self._streams:
+            self._streams[key] = [torch.Generator(device=h.device).manual_seed(int(s)) for s in self.dropout_seeds]
+        keep = torch.stack([torch.rand(h.shape[1:], generator=g, device=h.device) >= self.dropout
+                            for g in self._streams[key]])
+        return h * keep / (1 - self.dropout)
+
     def _norm(self, x, gain):
         return F.layer_norm(x, x.shape[-1:], eps=1e-5) * gain[:, None, :]
 
@@ -124,10 +143,9 @@ class EnsembleTransformer(nn.Module):
         M, d, H = self.n_models, self.d, self.n_head
         q, k, v = torch.bmm(h, self.qkv[layer]).split(d, dim=-1)
         q, k, v = (t.reshape(M, B, T, H, d // H).transpose(2, 3) for t in (q, k, v))     # (M, B, H, T, d/H)
-        scores = q @ k.transpose(-1, -2) / math.sqrt(d // H)
-        causal = torch.ones(T, T, dtype=torch.bool, device=h.device).tril()
-        A = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
-        z = (A @ v).transpose(2, 3).reshape(M, B * T, d)
+        z, A = causal_attention(*(t.reshape(-1, T, d // H) for t in (q, k, v)))   # scores / √(d/H), causal
+        z, A = z.reshape(M, B, H, T, d // H), A.reshape(M, B, H, T, T)
+        z = z.transpose(2, 3).reshape(M, B * T, d)
         return torch.bmm(z, self.proj[layer]), A
 
     def forward(self, x: torch.Tensor, return_attention: bool = False):
@@ -135,7 +153,7 @@ class EnsembleTransformer(nn.Module):
         M, B, T = x.shape
         rows = x + VOCAB * torch.arange(M, device=x.device)[:, None, None]
         h = F.embedding(rows, self.tok.reshape(M * VOCAB, self.d)) + self.pos[:, None, :T]
-        h = F.dropout(h, self.dropout, self.training).reshape(M, B * T, self.d)
+        h = self._dropout(h).reshape(M, B * T, self.d)
         maps = []
         for layer in range(self.n_layer):
             h = self._norm(h, self.norm1[layer])                      # the code's pre-norm: overwrite x

@@ -60,7 +60,8 @@ def evaluate(model: EnsembleTransformer, seqs: torch.Tensor, lengths: torch.Tens
 
     Returns
     -------
-    dict of (M,) float64 arrays: 'acc', 'peaky0', 'peaky1' (NaN when the model has one layer).
+    dict of (M,) float64 arrays: 'acc', 'peaky0', 'peaky1' (NaN when the model has one layer); and 'acc_by_len'
+    : (M, n_lengths) float64, the accuracy of each length present, in increasing order of L.
     """
     was_training = model.training
     model.eval()
@@ -74,7 +75,10 @@ def evaluate(model: EnsembleTransformer, seqs: torch.Tensor, lengths: torch.Tens
             a0.append(sc["attn0"])
             a1.append(sc["attn1"])
     model.train(was_training)
-    out = {"acc": per_length_mean(torch.cat(correct, 1).double(), lengths).cpu().numpy()}
+    correct = torch.cat(correct, 1).double()
+    out = {"acc": per_length_mean(correct, lengths).cpu().numpy(),
+           "acc_by_len": torch.stack([correct[:, lengths == L].mean(dim=1) for L in torch.unique(lengths)], 1)
+           .cpu().numpy()}
     if model.n_layer >= 2:
         L_max = int(lengths.max())
         pad = [torch.nn.functional.pad(a, (0, L_max - a.shape[-1]), value=float("nan")) for a in a0]
