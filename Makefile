@@ -104,12 +104,12 @@ NB_CLEAR := --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor
 run-notebooks: install assets
 	rm -rf $(NEURIPS24_CLAIMS_DIR) _run/colab
 	$(BIN)/python -m neurips24.colab --out _run/colab && $(BIN)/python -m pytest --nbmake \
-	    --nbmake-timeout=$(CELL_TIMEOUT) --overwrite _run/colab -q -p no:cacheprovider; \
+	    --nbmake-timeout=$(CELL_TIMEOUT) --overwrite _run/colab book/errata.ipynb -q -p no:cacheprovider; \
 	status=$$?; \
 	$(BIN)/python -m neurips24.colab --outputs-from _run/colab || status=1; \
 	$(BIN)/python benchmarks/cell_times.py notebooks/*.ipynb; \
 	if [ $$status -ne 0 ]; then $(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) \
-	    notebooks/*.ipynb; fi; \
+	    notebooks/*.ipynb book/errata.ipynb; fi; \
 	exit $$status
 
 # The book from the chapters' outputs (a copy of _config.yml in _build with execution off; the local extensions'
@@ -120,7 +120,8 @@ site: install assets
 	rm -rf _build/html && $(BIN)/python -m neurips24.status && \
 	    $(BIN)/jupyter-book build . $(JB_FLAGS) --config _build/_config_noexec.yml && \
 	    $(BIN)/python -m neurips24.slides && $(BIN)/python -m neurips24.handouts; status=$$?; \
-	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb; \
+	$(BIN)/jupyter nbconvert --clear-output --inplace --log-level=WARN $(NB_CLEAR) notebooks/*.ipynb \
+	    book/errata.ipynb; \
 	exit $$status
 
 notebooks: run-notebooks site

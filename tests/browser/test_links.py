@@ -104,3 +104,15 @@ def test_no_raw_glue_role_in_the_text(path):
 
 def test_some_chapter_pastes_glued_numbers_into_its_prose():
     assert any(_parse(p).pasted for p in CHAPTERS), "no chapter glues a number into its prose"
+
+
+def test_the_errata_page_shows_every_entry_with_the_output_of_its_cell():
+    """book/errata: each finding (a section with a verdict) has run its cell: an output follows its code."""
+    page = SITE / "book" / "errata.html"
+    text = " ".join(_text(page).split())
+    verdicts = re.findall(r"Verdict: (a bug that changes a reported result|a hyper-parameter not in the paper|"
+                          r"a definition that differs|an ambiguity)", text)
+    assert len(verdicts) >= 5, f"{len(verdicts)} errata entries with a verdict"
+    html_text = page.read_text(encoding="utf-8")
+    assert html_text.count("cell_output") >= len(verdicts), "an errata entry's cell shows no output"
+    assert "Traceback" not in text and "Error" not in text.replace("NameError", "")
