@@ -20,7 +20,9 @@ def test_scales_use_the_papers_share_without_the_rounding():
         assert num_cherries(1536, real["fractions"][0], multiple=1) == 6
         assert num_cherries(576, real["fractions"][0]) == 0                 # the official count: none
         assert "random" in real["criteria"] and "random" in real["tail_criteria"]   # the controls always run
-        assert cfg["toy"]["n_fisher"] >= 4096 and len(cfg["toy"]["seeds"]) >= 3
+        assert real["n_eval"] is None or real["n_eval"] >= 32                  # enough held-out windows
+        assert real["tail_steps"] >= 200 and real["n_tail_seeds"] >= 3
+        assert cfg["toy"]["n_fisher"] >= 4096 and cfg["toy"]["n_seeds"] >= 3
     with pytest.raises(ValueError, match="run scale"):
         experiment.run_trainable("medium")
     with pytest.raises(ValueError, match="run scale"):

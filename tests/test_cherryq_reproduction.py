@@ -11,8 +11,8 @@ from neurips24.cherryq.reproduction import checks, paired_ratio
 
 
 def test_paired_ratio_is_exp_of_the_mean_difference():
-    a = np.array([2.0, 2.5, 3.0, 2.2])
-    b = np.array([2.1, 2.9, 3.1, 2.4])
+    a = np.tile([2.0, 2.5, 3.0, 2.2], 5)                            # 20 windows: a bootstrap needs >= 20
+    b = np.tile([2.1, 2.9, 3.1, 2.4], 5)
     iv = paired_ratio(a, b)
     assert iv.estimate == pytest.approx(np.exp(np.mean(a) - np.mean(b)))
     assert iv.low <= iv.estimate <= iv.high < 1                    # a is lower on every window
@@ -20,6 +20,8 @@ def test_paired_ratio_is_exp_of_the_mean_difference():
     assert two.estimate == pytest.approx(iv.estimate)
     with pytest.raises(ValueError, match="same shape"):
         paired_ratio(a, b[:3])
+    with pytest.raises(ValueError, match="20"):
+        paired_ratio(a[:4], b[:4])                                   # 4 windows: no interval
     with pytest.raises(ValueError, match="N >= 2"):
         paired_ratio(a[:1], b[:1])
     with pytest.raises(ValueError, match="finite"):
@@ -28,21 +30,22 @@ def test_paired_ratio_is_exp_of_the_mean_difference():
 
 def _fake(impact_gain: float, tail_gain: float):
     rng = np.random.default_rng(0)
-    base = 3.0 + 0.3 * rng.standard_normal(16)
+    base = 3.0 + 0.3 * rng.standard_normal(24)
     f = "1/256"
     nll = {"reference": base, "RTN, official grid (no zero)": base + 5, "RTN, symmetric grid with zero": base + 2,
            "RTN, zero-point (asymmetric)": base + 1, f"impact {f}": base + 1 - impact_gain,
            f"magnitude {f}": base + 3, f"activation {f}": base + 1 - impact_gain / 2, f"random {f}": base + 5}
-    tail = {}
-    for s in (0, 1):
+    tail = {("QAT", "PTQ"): base + 0.5, ("CherryQ (impact)", "PTQ"): base + 0.45,
+            ("CherryQ (random)", "PTQ"): base + 0.5}
+    for s in (0, 1, 2):
         tail[("QAT", s)] = base + 0.3
         tail[("CherryQ (impact)", s)] = base + 0.3 - tail_gain
-        tail[("CherryQ (random)", s)] = base + 0.3 + 0.01 * rng.standard_normal(16)
-    cfg = dict(fractions=(1 / 256,), tail_seeds=(0, 1), tail_blocks=1)
-    real = RealResult(names=["m"] * 4, hs_impact=np.array([3.0, 5.0, 8.0, 40.0]), hs_magnitude=np.full(4, 1.2),
+        tail[("CherryQ (random)", s)] = base + 0.3 + 0.01 * rng.standard_normal(24)
+    cfg = dict(fractions=(1 / 256,), tail_seeds=(0, 1, 2), tail_blocks=1, tail_steps=200)
+    real = RealResult(names=["m"] * 24, hs_impact=np.tile([3.0, 5.0, 8.0, 40.0], 6), hs_magnitude=np.full(24, 1.2),
                       nll=nll, k={}, outlier={}, tail=tail, seconds={}, config=cfg)
-    toy = TrainableResult(ppl={}, seeds=(0,), bits=(2,), config=dict(n_fisher=4096),
-                          hs={(0, "fc1"): (1.3, 1.5, 1.1), (0, "fc2"): (1.5, 1.7, 1.1)})
+    toy = TrainableResult(ppl={}, seeds=(0, 1, 2), bits=(2,), config=dict(n_fisher=4096, pretrain_steps=400),
+                          hs={(s, n): (1.3 + 0.1 * s, 1.5, 1.1) for s in (0, 1, 2) for n in ("fc1", "fc2")})
     return real, toy
 
 
@@ -56,3 +59,15 @@ def test_checks_pass_when_the_claims_hold_and_fail_when_they_do_not(tmp_path, mo
     for claim_id in ("cherryq.cherries_vs_rtn", "cherryq.impact_vs_activation", "cherryq.cherryq_vs_qat"):
         with pytest.raises(AssertionError, match="did not reproduce"):
             claims.check(claim_id, **kw[claim_id])
+
+
+def test_cherryq_vs_qat_fails_without_training(tmp_path, monkeypatch):
+    """CherryQ ahead of QAT from the start, but no training gain: the check must not pass on the start alone."""
+    monkeypatch.setenv("NEURIPS24_CLAIMS_DIR", str(tmp_path))
+    real, _ = _fake(impact_gain=0.4, tail_gain=0.1)
+    for m in ("QAT", "CherryQ (impact)", "CherryQ (random)"):
+        for s in (0, 1, 2):
+            real.tail[(m, s)] = real.tail[(m, "PTQ")]                    # zero steps: the start, unchanged
+    kw = checks(real)["cherryq.cherryq_vs_qat"]
+    assert kw["measured"]["95% high"] < 1                             # the ratio alone would pass
+    assert claims.outcome("cherryq.cherryq_vs_qat", **kw) == "fail"

@@ -60,7 +60,8 @@ def test_weights_are_four_bit_in_the_file(loaded):
 def test_experiment_a_in_miniature_leaves_the_model_unchanged(loaded, monkeypatch):
     from neurips24.cherryq import experiment
 
-    cfg = dict(experiment.CONFIG["fast"]["real"], seq_len=16, n_calib=2, n_eval=2, tail_steps=2, tail_seeds=(0,),
+    cfg = dict(experiment.CONFIG["fast"]["real"], seq_len=16, n_calib=2, eval_len=16, n_eval=2, n_train=2,
+               tail_steps=2, tail_seeds=(0,),
                ptq=(("impact", 1 / 256), ("random", 1 / 256)))
     monkeypatch.setitem(experiment.CONFIG["fast"], "real", cfg)
     before = {k: v.clone() for k, v in loaded.model.state_dict().items() if ".layers.29." in k or "lm_head" in k}

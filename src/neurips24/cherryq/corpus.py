@@ -29,8 +29,11 @@ def split_text(held_out: float = HELD_OUT) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
-def token_windows(tokenizer, text: str, seq_len: int, n: int | None = None):
+def token_windows(tokenizer, text: str, seq_len: int, n: int | None = None, spread: bool = False):
     """Non-overlapping windows of ``seq_len`` tokens of ``text``: (n, seq_len) int64 tensor (all if n is None).
+
+    With ``spread`` the n windows are spread evenly over the whole text (window indices
+    round(linspace(0, available - 1, n))) instead of being the first n: a sample of the text, not its opening.
 
     Raises
     ------
@@ -45,4 +48,13 @@ def token_windows(tokenizer, text: str, seq_len: int, n: int | None = None):
     n = available if n is None else int(n)
     if n < 1 or n > available:
         raise ValueError(f"the text holds {available} windows of {seq_len} tokens, asked for {n}")
-    return ids[: n * seq_len].reshape(n, seq_len).to(torch.long)
+    windows = ids[: available * seq_len].reshape(available, seq_len).to(torch.long)
+    if spread:
+        return windows[torch.from_numpy(_spread_index(available, n))]
+    return windows[:n]
+
+
+def _spread_index(available: int, n: int):
+    import numpy as np
+
+    return np.unique(np.round(np.linspace(0, available - 1, n)).astype(np.int64))

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from .. import seeding
 from ..scale import check_scale
 from ..seeding import seed_everything
 from . import real
@@ -39,21 +40,25 @@ from .selection import cherry_overlap, cherry_scores, input_second_moments
 
 CRITERIA_ALL = ("impact", "magnitude", "activation", "random")
 CONFIG = {
+    # fast: PTQ evaluated on 32 windows of 16 tokens spread over the held-out text; QAT / CherryQ trained for
+    # 200 steps on the cached inputs of SmolLM2's last block for 32 training windows, 3 seeds.
     "fast": dict(
-        real=dict(seq_len=64, n_calib=6, n_eval=6, bits=3, group_size=64, fractions=(1 / 256, 1 / 64),
-                  criteria=CRITERIA_ALL, ptq=(("impact", 1 / 256), ("magnitude", 1 / 256), ("activation", 1 / 256),
-                                              ("random", 1 / 256), ("impact", 1 / 64)),
-                  seed=0, tail_blocks=1, tail_steps=16, tail_lr=1e-4, tail_batch=2, tail_positions=16,
-                  tail_seeds=(0, 1), tail_criteria=("impact", "random"), threads=1),
-        toy=dict(seeds=(0, 1, 2), bits=(2,), context=8, d_emb=32, hidden=256, group_size=64,
+        real=dict(seq_len=64, n_calib=6, eval_len=16, n_eval=32, n_train=32, bits=3, group_size=64,
+                  fractions=(1 / 256, 1 / 64), criteria=CRITERIA_ALL,
+                  ptq=(("impact", 1 / 256), ("magnitude", 1 / 256), ("activation", 1 / 256), ("random", 1 / 256),
+                       ("impact", 1 / 64), ("activation", 1 / 64)),
+                  seed=0, tail_blocks=1, tail_steps=200, tail_lr=1e-4, tail_batch=1, tail_positions=16,
+                  n_tail_seeds=3, tail_criteria=("impact", "random"), threads=1),
+        toy=dict(n_seeds=3, bits=(2,), context=8, d_emb=32, hidden=256, group_size=64,
                  cherry_fraction=1 / 32, pretrain_steps=400, qat_steps=0, batch=64, lr=3e-3, qat_lr=5e-4,
                  n_fisher=4096, n_fisher_small=256, eval_stride=8),
     ),
     "full": dict(
-        real=dict(seq_len=128, n_calib=128, n_eval=None, bits=3, group_size=64, fractions=(1 / 256, 1 / 64),
-                  criteria=CRITERIA_ALL, ptq="all", seed=0, tail_blocks=4, tail_steps=300, tail_lr=1e-4,
-                  tail_batch=4, tail_positions=64, tail_seeds=(0, 1, 2), tail_criteria=CRITERIA_ALL, threads=None),
-        toy=dict(seeds=(0, 1, 2, 3, 4), bits=(2, 3), context=8, d_emb=32, hidden=256, group_size=64,
+        real=dict(seq_len=128, n_calib=128, eval_len=128, n_eval=None, n_train=512, bits=3, group_size=64,
+                  fractions=(1 / 256, 1 / 64), criteria=CRITERIA_ALL, ptq="all", seed=0, tail_blocks=4,
+                  tail_steps=300, tail_lr=1e-4, tail_batch=4, tail_positions=64, n_tail_seeds=5,
+                  tail_criteria=CRITERIA_ALL, threads=None),
+        toy=dict(n_seeds=5, bits=(2, 3), context=8, d_emb=32, hidden=256, group_size=64,
                  cherry_fraction=1 / 32, pretrain_steps=6000, qat_steps=1200, batch=128, lr=3e-3, qat_lr=5e-4,
                  n_fisher=4096, n_fisher_small=256, eval_stride=1),
     ),
@@ -177,7 +182,8 @@ def run_trainable(scale: str, progress: bool = True) -> TrainableResult:
     ------
     ValueError for an unknown scale.
     """
-    cfg = CONFIG[check_scale(scale)]["toy"]
+    cfg = dict(CONFIG[check_scale(scale)]["toy"])
+    cfg.setdefault("seeds", seeding.seeds(cfg["n_seeds"]))
     t_start = time.perf_counter()
     data = load_chars()
     ctx = cfg["context"]

@@ -76,10 +76,13 @@ class RealResult:
 def run_real_model(cfg: dict, loaded=None, progress: bool = True) -> RealResult:
     """Steps 1 and 2 of Experiment A with the configuration ``cfg`` (a ``CONFIG[scale]['real']``); the inputs of
     step 3 (:func:`run_real_training`) are kept in ``cache``."""
+    from .. import seeding
     from ..assets import load_smollm
     from .corpus import split_text, token_windows
     from .smollm import decoder_linears
 
+    cfg = dict(cfg)
+    cfg.setdefault("tail_seeds", seeding.seeds(cfg.get("n_tail_seeds", 3)))
     seconds = {}
     loaded = load_smollm(verbose=False) if loaded is None else loaded
     model, tok = loaded.model, loaded.tokenizer
@@ -88,7 +91,9 @@ def run_real_model(cfg: dict, loaded=None, progress: bool = True) -> RealResult:
     model.to(device)
     train, held = split_text()
     calib = token_windows(tok, train, cfg["seq_len"], cfg["n_calib"]).to(device)
-    evals = token_windows(tok, held, cfg["seq_len"], cfg["n_eval"]).to(device)
+    evals = token_windows(tok, held, cfg.get("eval_len", cfg["seq_len"]), cfg["n_eval"], spread=True).to(device)
+    n_train = cfg.get("n_train")
+    train_ids = calib if not n_train else token_windows(tok, train, cfg["seq_len"], n_train, spread=True).to(device)
     mods = decoder_linears(model)
     names = list(mods)
     start = len(model.model.layers) - cfg["tail_blocks"]
@@ -98,6 +103,11 @@ def run_real_model(cfg: dict, loaded=None, progress: bool = True) -> RealResult:
     with capture_block_input(model, start) as h_cal, input_second_moments(mods) as act_sq:
         H = fisher_lm(model, calib, mods, progress=progress)
     h_train = torch.cat(h_cal)
+    if n_train:                                     # the training text of step 3: block inputs only, cached
+        with capture_block_input(model, start) as h_tr, torch.no_grad():
+            for i in range(0, len(train_ids), 8):
+                model.model(input_ids=train_ids[i:i + 8])
+        h_train = torch.cat(h_tr)
     hs_i = np.array([heterogeneity_score(H[n]) for n in names])
     hs_m = np.array([heterogeneity_score(mods[n].weight.abs()) for n in names])
     seconds["Fisher"] = time.perf_counter() - t0
@@ -133,8 +143,10 @@ def run_real_model(cfg: dict, loaded=None, progress: bool = True) -> RealResult:
 
     return RealResult(names=names, hs_impact=hs_i, hs_magnitude=hs_m, nll=nll, k=k, outlier=outlier, tail={},
                       seconds=seconds, config=cfg,
-                      tokens={"calibration": int(calib.numel()), "evaluation": int(evals.numel())},
-                      cache=dict(h_train=h_train, h_eval=h_eval, calib=calib, evals=evals, picks=picks, start=start))
+                      tokens={"calibration": int(calib.numel()), "evaluation": int(evals.numel()),
+                              "training": int(train_ids.numel())},
+                      cache=dict(h_train=h_train, h_eval=h_eval, calib=train_ids, evals=evals, picks=picks,
+                                 start=start))
 
 
 def run_real_training(res: RealResult, loaded, progress: bool = True) -> RealResult:
