@@ -86,7 +86,7 @@ def plot_transformers(results: dict, window: int = 25):
             sel = r.select(init)
             vals = prog[sel]
             ax.plot(k + np.linspace(-0.2, 0.2, len(vals)), vals, "o", color=COLORS[init], alpha=0.8,
-                    label=f"{LABELS[init]}: {int(np.sum(vals > REACHED))}/{len(vals)} reach bigram")
+                    label=f"{LABELS[init]}: {int(np.sum(vals >= REACHED))}/{len(vals)} reach bigram")
         ax.axhline(1, color="k", ls="dotted", lw=1.5, label="bigram loss (global minimum)")
         ax.axhline(0, color="k", ls="--", lw=1.5, label="unigram loss (local minimum)")
         ax.axhline(REACHED, color="0.6", lw=0.8)
@@ -113,12 +113,12 @@ def plot_transformers(results: dict, window: int = 25):
 def plot_escapes(results: dict):
     """Escape-step distributions: for each experiment and initialisation, the step at which each run's smoothed
     loss first closed half the gap (dots), and the runs that had not by the end of training (× at the right)."""
-    from .experiment import REACHED
+    from .experiment import ESCAPE
 
     fig, ax = plt.subplots(figsize=(7.5, 0.6 + 0.55 * sum(len(set(r.inits)) for r in results.values())))
     labels, y = [], 0
     for name, r in results.items():
-        esc, steps = r.escape_step(REACHED), r.curves.shape[1]
+        esc, steps = r.escape_step(ESCAPE), r.curves.shape[1]
         for init in dict.fromkeys(r.inits):
             e = esc[r.select(init)]
             done = np.isfinite(e)
