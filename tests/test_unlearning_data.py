@@ -37,7 +37,7 @@ def test_bad_input(kwargs):
 def test_config_and_bad_scale():
     assert set(ex.CONFIG) == {"fast", "full"}
     for cfg in ex.CONFIG.values():
-        assert len(cfg["seeds"]) >= 3 and cfg["k"] % 3 == 0
+        assert cfg["n_seeds"] >= 6 and cfg["k"] % 3 == 0
     with pytest.raises(ValueError, match="run scale"):
         ex.run_seed("medium", 0)
 

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from .forget_sets import check_forget_set
-from .stack import Objective, logits, take, train_stack
+from .stack import Objective, check_data, logits, take, train_stack
 
 ALGORITHMS = ("nothing", "FT", "NegGrad+", "RL", "L1", "SCRUB")
 
@@ -74,10 +74,26 @@ class Job:
         return sum(p.steps for p in self.phases)
 
 
+# the accepted range of each hyper-parameter: (low, high, low inclusive); lr > 0 (a negative rate would ascend)
+_RANGES = {"lr": (0.0, np.inf, False), "alpha": (0.0, 1.0, True), "gamma": (0.0, np.inf, True),
+           "beta": (0.0, np.inf, True), "temperature": (0.0, np.inf, False), "msteps": (0.0, np.inf, True)}
+
+
 def check_hyper(name: str, value) -> float:
-    """A hyper-parameter must be a finite number (ValueError otherwise, naming it)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)) or not np.isfinite(value):
+    """A hyper-parameter must be a finite number in its range (lr, temperature > 0; alpha in [0, 1]; gamma, beta,
+    msteps >= 0; the key is the part of ``name`` after the dot).
+
+    Raises
+    ------
+    ValueError otherwise, naming the hyper-parameter and its range.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value):
         raise ValueError(f"hyper-parameter {name} must be a finite number, got {value!r}")
+    low, high, closed = _RANGES.get(name.rsplit(".", 1)[-1], (-np.inf, np.inf, True))
+    if value > high or value < low or (value == low and not closed):
+        bracket = "[" if closed else "("
+        raise ValueError(f"hyper-parameter {name} must lie in {bracket}{low:g}, {high:g}], got {value!r}")
     return float(value)
 
 
@@ -149,14 +165,20 @@ def run_jobs(original: dict, x, y, jobs, *, n_classes: int = 10, seed: int = 0, 
 
     Raises
     ------
-    ValueError if the jobs' total steps differ, or a hyper-parameter is not finite.
+    ValueError if the jobs' total steps differ, a job's forget indices do not fit the n training points (a job
+    built for another data set), a hyper-parameter is not finite or out of its range (see :func:`check_hyper`),
+    or x, y are bad (see :func:`.stack.check_data`: labels must lie in [0, n_classes)).
     """
     hyper = HYPER if hyper is None else hyper
     jobs = list(jobs)
     if not jobs or len({j.steps for j in jobs}) != 1:
         raise ValueError("run_jobs needs a non-empty list of jobs with equal total steps (equal compute)")
-    y = np.asarray(y)
+    x, y = check_data(x, y, n_classes)
     n, steps, m = len(y), jobs[0].steps, len(jobs)
+    for job in jobs:
+        if job.forget.max() >= n:
+            raise ValueError(f"job {job.label!r} forgets index {job.forget.max()}, but there are only n = {n} "
+                             f"training points: build its jobs with make_job(..., n={n})")
     rng = np.random.default_rng(seed)
     plans = []                                   # per job: list of (start step, rows)
     for job in jobs:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .stack import Objective, init_stack, predict_proba, subset_weights, train_stack
+from .stack import Objective, check_data, init_stack, predict_proba, subset_weights, train_stack
 
 
 def memorization_from_runs(correct, in_subset) -> np.ndarray:
@@ -86,7 +86,7 @@ class MemorizationResult:
 
 
 def estimate_memorization(x, y, *, n_runs: int, share: float = 0.7, steps: int, lr: float, hidden: int,
-                          seed: int = 0, checkpoints: int = 5) -> MemorizationResult:
+                          seed: int = 0, checkpoints: int = 5, n_classes: int | None = None) -> MemorizationResult:
     """Feldman–Zhang memorization and the C-proxy from ``n_runs`` MLPs trained at once (one stacked program).
 
     Each run is trained by full-batch Adam on its subset (:func:`.stack.train_stack`); training stops
@@ -99,6 +99,7 @@ def estimate_memorization(x, y, *, n_runs: int, share: float = 0.7, steps: int, 
     steps, lr, hidden : the training recipe (full-batch Adam).
     seed : fixes the subsets and the initialisations.
     checkpoints : number of equally spaced points in training where the C-proxy is recorded.
+    n_classes : number of classes (None: the largest label + 1).
 
     Returns
     -------
@@ -106,12 +107,14 @@ def estimate_memorization(x, y, *, n_runs: int, share: float = 0.7, steps: int, 
 
     Raises
     ------
-    ValueError on bad sizes (see :func:`subset_masks`, :func:`memorization_from_runs`).
+    ValueError on bad sizes (see :func:`subset_masks`, :func:`memorization_from_runs`), on non-finite inputs
+    (NaN or inf in x) or negative labels (see :func:`.stack.check_data`); TypeError on non-integer labels.
     """
-    x = np.asarray(x, dtype=np.float32)
-    y = np.asarray(y, dtype=np.int64)
+    y = np.asarray(y)
+    n_classes = int(y.max()) + 1 if n_classes is None and y.size and y.dtype.kind in "iu" else n_classes
+    x, y = check_data(x, y, 1 if n_classes is None else n_classes)
     masks = subset_masks(n_runs, len(y), share, seed)
-    params = init_stack(n_runs, x.shape[1], hidden, int(y.max()) + 1 if len(y) else 1, seed)
+    params = init_stack(n_runs, x.shape[1], hidden, n_classes, seed)
     obj = Objective(subset_weights(masks), torch.as_tensor(y)).to(params["W1"].device)
     conf = np.zeros(masks.shape)
     every = max(1, steps // checkpoints)

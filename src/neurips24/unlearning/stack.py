@@ -43,6 +43,35 @@ def _check_positive(name: str, value, integer: bool = False) -> None:
         raise ValueError(f"{name} must be {kind} > 0, got {value!r}")
 
 
+def check_data(x, y, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Validate training data: x (n, d) finite numbers, y (n,) integer labels in [0, n_classes).
+
+    Returns
+    -------
+    (x float32 (n, d), y int64 (n,)).
+
+    Raises
+    ------
+    TypeError if y is not integer-valued; ValueError if x is not 2-d or not finite, the lengths differ, n = 0,
+    n_classes < 1 or a label lies outside [0, n_classes).
+    """
+    _check_positive("n_classes", n_classes, integer=True)
+    x = np.asarray(x, dtype=np.float32)
+    y = np.asarray(y)
+    if x.ndim != 2 or len(x) == 0:
+        raise ValueError(f"x must be a non-empty (n, d) array, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("x must be finite (no NaN or inf)")
+    if y.shape != (len(x),):
+        raise ValueError(f"y must have shape ({len(x)},) to match x, got {y.shape}")
+    if not np.issubdtype(y.dtype, np.integer):
+        raise TypeError(f"y must hold integer class labels, got dtype {y.dtype}")
+    if y.min() < 0 or y.max() >= n_classes:
+        raise ValueError(f"labels y must lie in [0, n_classes) = [0, {n_classes}), got min {y.min()} and "
+                         f"max {y.max()}")
+    return x, y.astype(np.int64)
+
+
 def init_stack(n_models: int, d: int, hidden: int, n_classes: int, seed: int = 0) -> dict:
     """Initial parameters of ``n_models`` MLPs d -> hidden -> n_classes (torch.nn.Linear's uniform init).
 
@@ -213,8 +242,15 @@ def fit_from_scratch(x, y, masks, *, hidden: int, steps: int, lr: float, seed: i
     """Train one fresh MLP per row of ``masks`` (M, n) bool on its subset (mean cross-entropy, full-batch Adam).
 
     The recipe of the original model, of the retrain-from-scratch oracle and of the memorization ensemble.
+
+    Raises
+    ------
+    ValueError/TypeError on bad data (see :func:`check_data`), masks that are not (M, n), or a bad recipe.
     """
+    x, y = check_data(x, y, n_classes)
     masks = np.asarray(masks, dtype=bool)
+    if masks.ndim != 2 or masks.shape[1] != len(y):
+        raise ValueError(f"masks must be (M, n) with n = {len(y)}, got shape {masks.shape}")
     params = init_stack(masks.shape[0], np.asarray(x).shape[1], hidden, n_classes, seed)
     obj = Objective(subset_weights(masks), torch.as_tensor(np.asarray(y), dtype=torch.long)).to(params["W1"].device)
     return train_stack(params, x, obj, steps, lr)
