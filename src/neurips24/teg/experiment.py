@@ -77,7 +77,8 @@ def run_plm_features(scale: str = "fast", graph: TextualEdgeGraph | None = None,
 
     Keys: (encoder, variant) for variant in 'node', 'node+edge', 'node+nbr', 'node+nbr+edge',
     'node+edge (shuffled edge text)' (the edge vectors permuted among the edges that carry text),
-    'node+edge (sum)' (the literal sum of (teg-plm): :func:`~neurips24.teg.features.summed_edge_input`), and
+    'node+edge (sum)' (the literal sum of (teg-plm): :func:`~neurips24.teg.features.summed_edge_input`),
+    'node+edge (shuffled edge text, second draw)' (another permutation: the control of the text claims), and
     (encoder, 'node', 'shuffled labels') (node labels permuted among the labelled nodes: the encoder control).
     Each value is (splits,), one split per seed of :func:`split_seeds` (``info['seeds']``); ``encoders`` and
     ``n_splits`` (default: the scale's) narrow the run (the mutant tests use one encoder and 3 splits).
@@ -107,6 +108,9 @@ def run_plm_features(scale: str = "fast", graph: TextualEdgeGraph | None = None,
         feats["node+edge (shuffled edge text)"] = plm_features(emb.node_x, shuffled, g.edge_index, g.has_text,
                                                                "node+edge")
         feats["node+edge (sum)"] = summed_edge_input(emb.node_x, emb.edge_x, g.edge_index, g.has_text)
+        second = edge_text_vectors(emb.edge_x, g.has_text, "shuffled", seed=seeding.seed(1))
+        feats["node+edge (shuffled edge text, second draw)"] = plm_features(emb.node_x, second, g.edge_index,
+                                                                            g.has_text, "node+edge")
         for v, X in feats.items():
             res.values[(enc, v)] = np.array([logreg_accuracy(X, g.labels, tr, te) for tr, te in splits])
         res.values[(enc, "node", "shuffled labels")] = np.array(

@@ -26,18 +26,25 @@ def _gain_check(res: Results, a, b, **kw) -> dict:
 
 
 def edge_text_check(plm: Results, encoder: str) -> dict:
-    """Claim kwargs: the concatenated mean of the incident edges' text vectors raises node accuracy (teg-plm)."""
-    v = {k: plm.get(encoder, k) for k in ("node", "node+edge", "node+edge (shuffled edge text)", "node+edge (sum)")}
+    """Claim kwargs: the edges' own texts, concatenated as a mean beside the node vector (teg-plm), raise node
+    accuracy over the same edges with their texts shuffled among them (which keeps which nodes have described
+    edges, and how many): the gain that belongs to what the texts say."""
+    v = {k: plm.get(encoder, k) for k in ("node", "node+edge", "node+edge (shuffled edge text)", "node+edge (sum)",
+                                          "node+edge (shuffled edge text, second draw)")}
     name = {"minilm": "MiniLM", "tfidf": "TF-IDF + SVD"}[encoder]
+    shuffled = v["node+edge (shuffled edge text)"]
     out = _gain_check(
-        plm, v["node+edge"], v["node"],
+        plm, v["node+edge"], shuffled,
         claim=f"the mean text vector of a node's incident edges, concatenated to its node vector, raises node "
-              f"accuracy by >= 0.02 ({name}, logistic regression, {len(v['node'])} seeded splits)",
+              f"accuracy by >= 0.02 over the same edges with their texts shuffled among them ({name}, logistic "
+              f"regression, {len(v['node'])} seeded splits)",
         paper="edge text improves node classification (the PLM-based paradigm)", paper_source=SOURCE,
-        control={"name": "the same edges' texts shuffled among edges",
-                 "measured": paired_gain(v["node+edge (shuffled edge text)"], v["node"])})
-    out["measured"] = dict(out["measured"], **{"literal sum form gain": paired_gain(v["node+edge (sum)"],
-                                                                                   v["node"])["gain"]})
+        control={"name": "a second shuffle of the edge texts against the first",
+                 "measured": paired_gain(v["node+edge (shuffled edge text, second draw)"], shuffled)})
+    out["measured"] = dict(out["measured"], **{
+        "gain over node text alone": paired_gain(v["node+edge"], v["node"])["gain"],
+        "shuffled texts over node text alone": paired_gain(shuffled, v["node"])["gain"],
+        "literal sum form over node text alone": paired_gain(v["node+edge (sum)"], v["node"])["gain"]})
     return out
 
 
@@ -53,7 +60,9 @@ def checks(plm: Results, nodes: Results | None, links: Results | None) -> dict:
     tried_plm = (f"logistic regression (C = 10) on {n} seeded stratified 70/30 splits; the edge vectors "
                  "concatenated as a mean over the incident edges with text (both directions) and, beside it, "
                  "the paper's literal sum h_u = PLM(T_u) + sum of PLM(T_e_vu) over the edges pointing at u; "
-                 "MiniLM and TF-IDF + SVD vectors (the paper's bert/Llama encoders do not run here)")
+                 "MiniLM and TF-IDF + SVD vectors (the paper's bert/Llama encoders do not run here); against "
+                 "node text alone the MiniLM gain is 0.015 on seeds 0-4 and 0.029 on seeds 1000-1004, where "
+                 "shuffled texts gain 0.020 too, so the claim is judged against the shuffled texts")
     if "minilm" in encoders:
         out["textual_edge_graphs.edge_text_nodes_minilm"] = dict(edge_text_check(plm, "minilm"),
                                                                  expect="not reproduced", tried=tried_plm)
@@ -76,7 +85,8 @@ def checks(plm: Results, nodes: Results | None, links: Results | None) -> dict:
                  f"epochs, lr {cfg.get('node_lr')} for nodes and {cfg.get('link_lr')} for links, MiniLM vectors "
                  f"reduced by PCA to {cfg.get('reduce_dim') or 384}) on {n} seeded splits, with real, no and "
                  "shuffled edge text; also GINE with the paper's node setting (256 hidden units, lr 1e-3, "
-                 "100 epochs, unreduced MiniLM vectors) on the same splits, which gave no clear gain either")
+                 "100 epochs, unreduced MiniLM vectors) on the split of seed 0 only (CPU time): accuracy 0.798 "
+                 "with edge text, 0.802 without, 0.794 with shuffled texts")
     gine = {t: nodes.get("minilm", "GINE", t) for t in ("real", "none", "shuffled")}
     out["textual_edge_graphs.gine_nodes"] = _gain_check(
         nodes, gine["real"], gine["none"],
