@@ -119,3 +119,23 @@ def test_legitimate_large_block_still_decodes():
     u = make_field("poisson", 256, np.float32)
     blob = compress(u, tile=256, mode="mechanism")
     assert np.array_equal(decompress(blob).view(np.uint32), u.view(np.uint32))
+
+
+# ----- the chapter's damage check and its control ------------------------------------------------------------
+
+def test_damage_check_digest_on_and_off():
+    from neurips24.melloc import experiment, reproduction
+
+    damage = experiment.damage_check((0, 1, 2), n_flips=40, n=96)
+    kw = reproduction.damage_refused(damage)
+    assert kw["measured"]["wrong decodes"] == 0 and kw["control"]["measured"]["wrong decodes"] > 0
+    assert set(kw["per_seed"]) == {0, 1, 2}
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [(dict(n=8), "n must be"), (dict(n_flips=0), "n_flips must be"),
+                                               (dict(n=96.0), "n must be")])
+def test_corruption_counts_bad_arguments(kwargs, match):
+    from neurips24.melloc.experiment import corruption_counts
+
+    with pytest.raises(ValueError, match=match):
+        corruption_counts(**kwargs)

@@ -11,10 +11,11 @@ from . import (
     intmap,
     kernels,
     plots,
+    reproduction,
     stencil,
 )
 from .codec import compress, decompress, inspect
 from .container import FormatError
 
 __all__ = ["backends", "baselines", "codec", "container", "exercises", "experiment", "fields", "inpaint", "intmap",
-           "kernels", "plots", "stencil", "compress", "decompress", "inspect", "FormatError"]
+           "kernels", "plots", "reproduction", "stencil", "compress", "decompress", "inspect", "FormatError"]

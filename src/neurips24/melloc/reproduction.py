@@ -1,0 +1,180 @@
+"""The chapter's reproduction checks: each claim's measurement, interval and control, ready for ``claims.check``.
+
+Each function turns experiment results into keyword arguments of :func:`neurips24.claims.check`, so the notebook's
+check cells, plain tests and the planted-bug tests (``tests/mutants/test_melloc_compression.py``) run the same rules.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..claims import binomial_interval, t_interval
+from .stencil import LAPLACE5
+
+PDE = ("poisson", "heat", "wave")
+NAMED = ("u_xx+4u_yy", "Δ5+2∂x")        # the anisotropic and advection–diffusion operators of the chapter's text
+INPAINT_GAIN = 1.05
+FULL_COMMAND = ("NEURIPS24_SCALE=full python -m pytest --nbmake notebooks/melloc_compression.ipynb "
+                "(float32 at 4096² in tiles of 1024², float64 at 1024²)")
+
+
+def roundtrip(bench) -> dict:
+    """Every MeLLoC and baseline row of the benchmark decodes bit for bit; control: a one-ulp-perturbed copy."""
+    from .codec import compress, decompress
+    from .fields import make_field
+
+    exact = {f"{r['field']}/{r['dtype']}/{r['codec']}": r["exact"] for r in bench.rows}
+    u0 = make_field("poisson", 64, np.float32)
+    nudged = u0.copy()
+    nudged[3, 3] = np.nextafter(nudged[3, 3], np.float32(np.inf))
+    back = decompress(compress(u0))
+    return dict(
+        claim="MeLLoC's round trip (and every baseline's) is bitwise exact on every field and dtype",
+        measured={"exact": sum(exact.values()), "total": len(exact)},
+        holds=all(exact.values()),
+        control={"name": "the same bit comparison against a copy with one value moved by one ulp",
+                 "measured": "1 value moved by 1 ulp",
+                 "holds": bool(np.array_equal(back.view(np.uint8), nudged.view(np.uint8)))},
+        paper="precision-controlled: reconstruction error about 1e-11 (captions); exact here by design",
+        paper_source="Figs. (captions)")
+
+
+def damage_refused(damage: dict) -> dict:
+    """No damaged container (CRC intact or re-sealed) decodes to a wrong array; control: the digest switched off.
+
+    ``damage``: :func:`experiment.damage_check`'s result, seed -> {'digest': counts, 'no_digest': counts}.
+    """
+    def total(key):
+        flips = sum(sum(c[how].values()) for c in (d[key] for d in damage.values()) for how in c)
+        wrong = sum(c[how]["wrong"] for c in (d[key] for d in damage.values()) for how in c)
+        raised = sum(c[how]["raised"] for c in (d[key] for d in damage.values()) for how in c)
+        return {"wrong decodes": wrong, "raised": raised, "flips": flips}
+
+    on, off = total("digest"), total("no_digest")
+    return dict(
+        claim="one flipped bit in a mechanism-coded 96² container, CRC intact or re-sealed after the damage, never "
+              "decodes to a wrong array (it raises, or the bit did not change the content)",
+        measured=on, test=lambda v: v["wrong decodes"] == 0,
+        per_seed={s: d["digest"]["resealed"]["wrong"] + d["digest"]["crc_intact"]["wrong"]
+                  for s, d in damage.items()},
+        interval=binomial_interval(on["wrong decodes"], on["flips"]),
+        control={"name": "the same flips decoded with the content digest switched off", "measured": off},
+        paper="none: the paper's codec is lossy-to-1e-11 and says nothing about damaged files",
+        paper_source="this book's own check, not the paper's")
+
+
+def _rows(rec, dtype, ops=None, d5=None):
+    return [r for r in rec if r["dtype"] == dtype and (ops is None or r["operator"] in ops)
+            and (d5 is None or (r["operator"] == "Δ5") == d5)]
+
+
+def _not_d5(rows) -> int:
+    return sum(not np.array_equal(r["chosen"], LAPLACE5) for r in rows)
+
+
+def _hits(rows) -> int:
+    return sum(r["hit"] for r in rows)
+
+
+def _per_seed_hits(rows) -> dict:
+    seeds = sorted({r["seed"] for r in rows})
+    return {s: _hits([r for r in rows if r["seed"] == s]) for s in seeds}
+
+
+def stencil_learning(rec: list, side: int) -> dict:
+    """float64: the learned template leaves Δ5 on every non-Δ5 operator's field and is exactly the generating one
+    on the two named operators; control: Δ5 data (the learning must stay at Δ5)."""
+    moved, named = _rows(rec, "float64", d5=False), _rows(rec, "float64", NAMED)
+    d5 = _rows(rec, "float64", d5=True)
+    return dict(
+        claim=f"float64 at {side}²: the learned template is never Δ5 on the six non-Δ5 operators' fields, and is "
+              "exactly the generating operator on every u_xx+4u_yy and Δ5+2∂x field",
+        measured={"not Δ5": _not_d5(moved), "cases": len(moved), "u_xx+4u_yy, Δ5+2∂x exact": _hits(named),
+                  "of": len(named)},
+        holds=_not_d5(moved) == len(moved) and _hits(named) == len(named),
+        per_seed=_per_seed_hits(named) if len({r["seed"] for r in named}) >= 3 else None,
+        control={"name": "Δ5 data: the learning moves away from Δ5 (it must not)",
+                 "measured": sorted({r["formula"] for r in d5}), "holds": _not_d5(d5) > 0},
+        paper="a learned template for elliptic, parabolic and hyperbolic examples (captions)",
+        paper_source="Figs. (captions)")
+
+
+def stencil_recovery(rec: list, dtype: str, side: int, tried: str) -> dict:
+    """Every operator's field gives back its generating template (expected not to reproduce); control: a learner
+    that always returns Δ5."""
+    rows = _rows(rec, dtype)
+    missed = sorted({r["operator"] for r in rows if not r["hit"]})
+    return dict(
+        claim=f"{dtype} fields of all seven operators at {side}²: the learned template is the generating one, "
+              "every seed",
+        measured={"recovered": _hits(rows), "cases": len(rows), "missed": missed},
+        holds=_hits(rows) == len(rows),
+        interval=binomial_interval(_hits(rows), len(rows)),
+        control={"name": "the same rule for a learner that always returns Δ5",
+                 "measured": sum(r["operator"] == "Δ5" for r in rows),
+                 "holds": all(r["operator"] == "Δ5" for r in rows)},
+        paper="the learned template recovers the PDE's operator", paper_source="Figs. (captions)",
+        expect="not reproduced", tried=tried)
+
+
+def _competitors(bench) -> list:
+    return [c for c in bench.codecs() if c not in ("melloc", "mechanism")]
+
+
+def mechanism_vs_best(bench, kind: str, dtype: str) -> tuple[float, str, float]:
+    """(ratio of the mechanism forced, best competitor, its ratio) on one field."""
+    comps = _competitors(bench)
+    best = max(comps, key=lambda c: bench.ratio(kind, dtype, c))
+    return bench.ratio(kind, dtype, "mechanism"), best, bench.ratio(kind, dtype, best)
+
+
+def beats_baselines(bench) -> dict:
+    """Pre-registered: on all six PDE cases (three fields × two dtypes) the mechanism, forced (no fallback), has a
+    higher ratio than every competitor. Control: the mechanism forced on white noise."""
+    cases = {f"{k}/{d}": mechanism_vs_best(bench, k, d) for d in bench.config["dtypes"] for k in PDE}
+    noise = {f"noise/{d}": mechanism_vs_best(bench, "noise", d) for d in bench.config["dtypes"]}
+
+    def fmt(r):
+        return {k: f"{m:.2f} vs {c} {b:.2f}" for k, (m, c, b) in r.items()}
+
+    wins = sum(m > b for m, _, b in cases.values())
+    sizes = ", ".join(f"{d} at {bench.config['n'][d]}²" for d in bench.config["dtypes"])
+    return dict(
+        claim="on all six PDE cases (Poisson, heat, wave × float32, float64), the mechanism — forced, no fallback — "
+              f"has a higher compression ratio than every competitor ({', '.join(_competitors(bench))})",
+        measured={**fmt(cases), "wins": f"{wins} of {len(cases)}"},
+        holds=wins == len(cases),
+        interval=binomial_interval(wins, len(cases)),
+        control={"name": "the mechanism forced on white noise, same competitors", "measured": fmt(noise),
+                 "holds": all(m > b for m, _, b in noise.values())},
+        paper="MeLLoC beats ALP, FPZIP, ZFP, Blosc, Gzip, Zstd (Table 1; numbers not available to us)",
+        paper_source="Table 1", expect="not reproduced",
+        tried=f"the six PDE cases with the mechanism forced ({sizes}; the paper's SDRBench arrays are not "
+              "available offline); the paper's competitors except ALP, plus pcodec, which wins where the "
+              "mechanism loses; the larger grids run at full scale (a separate claim)")
+
+
+def beats_baselines_full() -> dict:
+    """The same pre-registered comparison at the full scale's grids: not run at fast."""
+    return dict(
+        claim="at full scale (float32 4096² in 1024² tiles, float64 1024²), the mechanism forced beats every "
+              "competitor on all six PDE cases",
+        measured=None, paper="MeLLoC beats ALP, FPZIP, ZFP, Blosc, Gzip, Zstd (Table 1)", paper_source="Table 1",
+        expect="needs full scale", command=FULL_COMMAND)
+
+
+def inpaint(gain: dict) -> dict:
+    """Plane inpainting of NaN holes shrinks the masked field's mechanism coding by >= 5 % (mean over seeds,
+    t-interval); control: the same field without the hole (nothing to inpaint)."""
+    values = gain["masked"]
+    return dict(
+        claim=f"plane inpainting of NaN holes shrinks the mechanism coding of the masked field by >= "
+              f"{INPAINT_GAIN - 1:.0%} (mean size ratio zero-fill / plane-fill over seeds)",
+        measured=float(np.mean(values)), test=lambda r: r >= INPAINT_GAIN,
+        per_seed={s: float(v) for s, v in zip(gain["seeds"], values, strict=True)},
+        interval=t_interval(values),
+        control={"name": "same field without the hole (nothing to inpaint)", "measured": float(np.mean(gain["heat"]))},
+        paper="none: the paper does not treat masks", paper_source="this book's own check, not the paper's",
+        expect="not reproduced",
+        tried=f"integer-plane fill of the hole's cells against the zero fill, mechanism forced, masked heat field "
+              f"(float32, 256², NaN disc), {len(values)} seeds; a rounded harmonic fill was tried first and coded "
+              "larger than the zero fill")
