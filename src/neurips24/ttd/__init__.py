@@ -10,11 +10,12 @@ Modules, in the order of the paper:
   feature fusion (Alg. 1), the Theorem 3.1 bound terms;
 - ``metrics``: EN, SD, AG, EI, SF, SCD, CE, SSIM and PSNR/SSIM against the ground truth;
 - ``classical``: Laplacian-pyramid (scikit-image) and wavelet (PyWavelets) fusion baselines;
-- ``experiment``: the chapter's run; ``plots``: its figures;
+- ``experiment``: the chapter's run; ``reproduction``: its claims, over training seeds, at γ = 1 and 50;
+  ``plots``: its figures;
 - ``kernels``: a CUDA kernel (``rd_fuse.cu``) for the weights and the weighted feature fusion, beside its
   NumPy reference.
 """
-from . import classical, data, exercises, experiment, kernels, metrics, network, plots, weights
+from . import classical, data, exercises, experiment, kernels, metrics, network, plots, reproduction, weights
 from .classical import laplacian_pyramid_fusion, wavelet_fusion
 from .data import FusionPair, infrared_visible_pair, multi_exposure_pair, multi_focus_pair
 from .experiment import evaluate, explore_gamma, run_fusion, train_networks
@@ -22,7 +23,8 @@ from .metrics import fusion_metrics
 from .network import FusionNet, fusion_loss, train_fusion, train_reconstruction
 from .weights import bound_terms, fuse, rd_weights, stack_sources, ttd_fuse, uni_source_loss
 
-__all__ = ["classical", "data", "exercises", "experiment", "kernels", "metrics", "network", "plots", "weights",
+__all__ = ["classical", "data", "reproduction", "exercises", "experiment", "kernels", "metrics", "network", "plots",
+           "weights",
            "laplacian_pyramid_fusion", "wavelet_fusion", "FusionPair", "infrared_visible_pair", "multi_exposure_pair",
            "multi_focus_pair", "evaluate", "explore_gamma", "run_fusion", "train_networks", "fusion_metrics",
            "FusionNet", "fusion_loss", "train_fusion", "train_reconstruction", "bound_terms", "fuse", "rd_weights",

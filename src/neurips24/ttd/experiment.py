@@ -136,14 +136,31 @@ class FusionResult:
         return rows, ["pairs", "method"] + list(names)
 
 
+N_SHUFFLES = 19     # pixel permutations of the weights behind the covariance's null (p < 0.05 when below all)
+
+
+def covariance_term(w, ell) -> float:
+    """Theorem 3.1's Σ_m Cov(ω_m / M, ℓ_m) over the pixels: w, ell (M, H, W) -> float (as ``weights.bound_terms``)."""
+    w, ell = np.asarray(w, np.float64) / w.shape[0], np.asarray(ell, np.float64)
+    wc = w - w.mean(axis=(1, 2), keepdims=True)
+    return float(np.sum(np.mean(wc * (ell - ell.mean(axis=(1, 2), keepdims=True)), axis=(1, 2))))
+
+
+def _shuffle_pixels(w, rng) -> np.ndarray:
+    """The weight map with its pixels permuted (one permutation for every source, so Σ_m ω_m = M still)."""
+    flat = w.reshape(w.shape[0], -1)
+    return flat[:, rng.permutation(flat.shape[1])].reshape(w.shape)
+
+
 def _gamma_numbers(res, comps, r_comps, gamma: float) -> dict:
     """Per held-out pair, at one γ: the mechanism's measurements and their controls, (n_pairs,) arrays.
 
     'quality' corr(ω_1, δ_1 − δ_2) of the fusion network's weights, control 'quality_control' the
-    reconstruction network's; 'cov' the bound's covariance term, control 'cov_control' with the weights of the
-    next pair of the same kind; 'AG', 'SF' (relative gains) and 'psnr' (dB) of TTD over the static rule,
-    controls '*_control' with the reversed weights M − ω, and 'psnr_recon' the reconstruction network's TTD over
-    its own static rule."""
+    reconstruction network's; 'cov' the bound's covariance term minus the smallest of its values under
+    ``N_SHUFFLES`` random permutations of the weights' pixels (< 0: more negative than every shuffle), control
+    'cov_control' the same for one more shuffled weight map (the weights' spread without their link to each pixel);
+    'AG', 'SF' (relative gains) and 'psnr' (dB) of TTD over the static rule, controls '*_control' with the
+    reversed weights M − ω, and 'psnr_recon' the reconstruction network's TTD over its own static rule."""
     fnet, rnet = res.fusion_net, res.reconstruction_net
     out = {k: [] for k in ("quality", "quality_control", "cov", "cov_control", "AG", "AG_control", "SF",
                            "SF_control", "psnr", "psnr_control", "psnr_recon")}
@@ -157,16 +174,18 @@ def _gamma_numbers(res, comps, r_comps, gamma: float) -> dict:
         out["quality_control"].append(quality_correlation(r_w, p.degradation))
         out["psnr_recon"].append(mt.psnr_truth(weights.fuse(rnet, x, r_w), p.truth)
                                  - mt.psnr_truth(weights.fuse(rnet, x), p.truth))
-        out["cov"].append(weights._bound_terms(comp, x, w)["covariance"])
+        out["cov"].append(covariance_term(w, (comp - x) ** 2))       # the theorem's ℓ_m, whatever the weights read
         static = weights.fuse(fnet, x)
         for key, F in (("", weights.fuse(fnet, x, w)), ("_control", weights.fuse(fnet, x, x.shape[0] - w))):
             out["AG" + key].append(mt.average_gradient(F) / mt.average_gradient(static) - 1)
             out["SF" + key].append(mt.spatial_frequency(F) / mt.spatial_frequency(static) - 1)
             out["psnr" + key].append(mt.psnr_truth(F, p.truth) - mt.psnr_truth(static, p.truth))
+    rng = np.random.default_rng(res.seed)
     for i, p in enumerate(res.pairs):
-        same = [j for j, q in enumerate(res.pairs) if q.kind == p.kind]
-        j = same[(same.index(i) + 1) % len(same)]
-        out["cov_control"].append(weights._bound_terms(comps[i], p.sources.astype(np.float64), ws[j])["covariance"])
+        ell = (comps[i] - p.sources.astype(np.float64)) ** 2
+        null = [covariance_term(_shuffle_pixels(ws[i], rng), ell) for _ in range(N_SHUFFLES)]
+        out["cov"][i] -= min(null)
+        out["cov_control"].append(covariance_term(_shuffle_pixels(ws[i], rng), ell) - min(null))
     return {k: np.array(v, dtype=np.float64) for k, v in out.items()}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..claims import t_interval
+from .experiment import N_SHUFFLES
 from .weights import GAMMA_CODE, GAMMA_PAPER
 
 MOST = 0.5          # "on most held-out pairs": the share's interval over seeds lies above one half
@@ -24,7 +25,8 @@ MEAN_GAIN = ("AG", "SF")    # judged by their mean relative gain, as the paper's
 
 # measurement key -> (the property of one pair, its control's name)
 PROPERTIES = {
-    "cov": (lambda v: v < 0, "weights of another pair of the same kind"),
+    "cov": (lambda v: v < 0, "the same weights with their pixels shuffled (their spread without their link to "
+                             "each pixel's loss)"),
     "quality": (lambda v: v < 0, "the reconstruction-only network's weights"),
     "AG": (lambda v: v > 0, "reversed weights M − ω"),
     "SF": (lambda v: v > 0, "reversed weights M − ω"),
@@ -112,7 +114,8 @@ def checks(results) -> dict:
     for gamma, suffix in ((GAMMA_CODE, ""), (GAMMA_PAPER, "_gamma1")):
         g = _gname(gamma)
         out[f"ttd.covariance_negative{suffix}"] = dict(
-            claim=f"Theorem 3.1's Σ_m Cov(ω̃_m, ℓ_m) < 0 on most held-out pairs, {g}",
+            claim=f"Theorem 3.1's Σ_m Cov(ω̃_m, ℓ_m) is negative, below its value for every one of "
+                  f"{N_SHUFFLES} pixel shuffles of the weights (p < 0.05), on most held-out pairs, {g}",
             paper="weights negatively correlated with ℓ_m lower the bound", paper_source="Theorem 3.1, Eq. 6")
         out[f"ttd.weights_follow_quality{suffix}"] = dict(
             claim=f"corr(ω₁, δ₁ − δ₂) < 0 (more weight where the source is better) on most pairs, {g}",
