@@ -7,6 +7,14 @@ Recorded commands (the shipped weights; see the 'meta' entry inside each .npz fo
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python scripts/train_projector.py --variant balanced --seed 0 \
         --minutes 45 --log /tmp/tinyvlm_balanced.log
 
+The two shipped projectors were trained on the earlier whole-stream draw of the data (see
+neurips24.assets.tinyvlm_data.legacy_training_examples); a run of this script now uses the prefix-stable stream
+and records meta['stream'] = 'per-example'. The control projector of the VLM-classification chapter's
+balanced-data claim (question format with Zipf classes), not shipped (about 45 minutes on one CPU thread):
+
+    OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python scripts/train_projector.py --variant zipf_question --seed 0 \
+        --minutes 45 --out src/neurips24/assets/tinyvlm_zipf_question.npz --log /tmp/tinyvlm_zipf_question.log
+
 Both towers are frozen; only the projector (0.95 M parameters) learns, with Adam (lr 1e-2, gradient norm
 clipped at 1; LLaVA-1.5's stage-1 rate 1e-3 with batch 256, and 3e-3, left the caption loss of a batch-8 run near
 its start, ~4.2 nats/token, after 30-40 steps: a few soft prefix tokens need a large step, as in prompt tuning;
@@ -40,7 +48,7 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     log = open(args.log, "a") if args.log else sys.stdout
-    out = args.out or tinyvlm.WEIGHTS[args.variant]
+    out = args.out or tinyvlm.WEIGHTS.get(args.variant, tinyvlm.HERE / f"tinyvlm_{args.variant}.npz")
     t_start = time.time()
 
     X, y = mnist_5k()
@@ -61,7 +69,7 @@ def main(argv=None) -> None:
     losses, seconds = [], []
     meta = {"variant": args.variant, "seed": args.seed, "batch": args.batch, "lr": args.lr,
             "command": "python scripts/train_projector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-            "image_size": tinyvlm.IMAGE_SIZE, "zipf_exponent": tinyvlm_data.ZIPF_EXPONENT}
+            "image_size": tinyvlm.IMAGE_SIZE, "zipf_exponent": tinyvlm_data.ZIPF_EXPONENT, "stream": "per-example"}
     step = 0
     for step in range(1, args.steps + 1):
         batch = examples[(step - 1) * args.batch: step * args.batch]

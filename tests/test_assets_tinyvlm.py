@@ -48,6 +48,31 @@ def test_stream_is_deterministic_and_balanced_adds_classification_data():
     assert not set(e.index for e in a + b if e.source != "shape") & set(test.tolist())
 
 
+def test_stream_is_prefix_stable_and_zipf_question_keeps_the_zipf_law():
+    y = np.repeat(np.arange(10), 500)
+    long = tinyvlm_data.training_examples(400, y, "balanced")
+    assert long[:150] == tinyvlm_data.training_examples(150, y, "balanced")      # one generator per example
+    q = tinyvlm_data.training_examples(3000, y, "zipf_question")
+    cap = tinyvlm_data.training_examples(3000, y, "captions")
+    assert all(a == b for a, b in zip(q, cap, strict=True) if a.source != "classify")
+    cls = np.bincount([e.label for e in q if e.source == "classify"], minlength=10)
+    p = tinyvlm_data.zipf_class_probabilities()
+    assert np.argmax(cls) == np.argmax(p) and cls.min() < 0.05 * cls.max()       # question format, Zipf classes
+    assert all(e.instruction == tinyvlm_data.CLASSIFY_QUESTION for e in q if e.source == "classify")
+
+
+def test_legacy_stream_is_not_prefix_stable_and_seen_examples_recounts_it():
+    y = np.repeat(np.arange(10), 500)
+    old = tinyvlm_data.legacy_training_examples(800, y, "captions")
+    assert old[:100] != tinyvlm_data.legacy_training_examples(100, y, "captions")   # why it was replaced
+    meta = {"variant": "captions", "seed": 0, "examples": 100, "batch": 8, "command": "x --steps 100"}
+    assert tinyvlm_data.seen_examples(meta, y) == old[:100]
+    meta_new = dict(meta, stream="per-example")
+    assert tinyvlm_data.seen_examples(meta_new, y) == tinyvlm_data.training_examples(100, y, "captions")
+    with pytest.raises(ValueError, match="meta must record"):
+        tinyvlm_data.seen_examples({"variant": "captions"}, y)
+
+
 def test_data_bad_input():
     with pytest.raises(ValueError, match="variant"):
         tinyvlm_data.training_examples(3, np.zeros(5000, int), "other")
@@ -70,6 +95,8 @@ def test_name_log_likelihood_against_a_loop():
         tinyvlm.name_log_likelihood(lp, tokens + 7, mask)
     with pytest.raises(ValueError, match="token_logprobs must be"):
         tinyvlm.name_log_likelihood(lp[0], tokens, mask)
+    with pytest.raises(ValueError, match="log-probabilities"):             # probabilities passed by mistake
+        tinyvlm.name_log_likelihood(np.exp(lp) + 0.5, tokens, mask)
 
 
 def test_image_and_feature_checks_run_before_any_model():

@@ -1,5 +1,5 @@
-"""The chapter's experiment and reproduction numbers: arithmetic on hand-made results, bad input, and (slow) the
-real run on the shipped projectors."""
+"""The chapter's experiment and reproduction numbers: arithmetic on hand-made results, bad input, the caller's
+model left untouched, and (slow) the real run on the shipped outputs."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,19 +10,18 @@ from neurips24 import assets
 from neurips24.assets import tinyvlm
 from neurips24.vlm_classification import evaluation, experiment, reproduction
 
+SEEDS = (0, 1, 2)
 
-def _variant(name, labels, open_ok, probe_ok, closed_ok=None, control_ok=None):
+
+def _variant(name, labels, open_ok, probe_acc, open_acc=None):
     n = len(labels)
-    wrong = (labels + 1) % 10
     scores = np.zeros((n, 10))
     scores[np.arange(n), labels] = 1.0
     return experiment.VariantResult(
         name=name, open_texts=["x"] * n, open_correct=np.asarray(open_ok, bool), scores=scores,
-        prob_pred=labels.copy(),
-        probe_pred=np.where(probe_ok, labels, wrong), closed_texts=["x"] * n,
-        closed_correct=np.asarray(closed_ok if closed_ok is not None else open_ok, bool), control_texts=["x"] * n,
-        control_correct=np.asarray(control_ok if control_ok is not None else np.zeros(n), bool),
-        probe_hidden=np.eye(10)[labels] * 5.0, hidden=np.eye(10)[labels] * 5.0)
+        prob_pred=labels.copy(), hidden=np.zeros((n, 4), np.float32),
+        probe_accuracy={s: probe_acc for s in SEEDS},
+        open_accuracy={s: float(np.mean(open_ok)) if open_acc is None else open_acc for s in SEEDS})
 
 
 def _result():
@@ -30,82 +29,122 @@ def _result():
     freq = np.array([500, 300, 200, 100, 60, 30, 20, 10, 5, 1])
     # class c is generated correctly for its first (10 - c) images: accuracy falls with the frequency rank
     open_ok = np.concatenate([np.arange(10) < 10 - c for c in range(10)])
-    caps = _variant("captions", labels, open_ok, np.ones(100, bool), closed_ok=np.ones(100, bool))
-    bal = _variant("balanced", labels, np.arange(100) % 10 != 0, np.ones(100, bool))
+    caps = _variant("captions", labels, open_ok, 0.85)
+    caps.train_prompt_correct = open_ok.copy()
+    closed_rows = np.arange(0, 100, 2)
+    caps.closed_correct = np.ones(50, bool)
+    caps.control_correct = np.zeros(50, bool)
+    bal = _variant("balanced", labels, np.arange(100) % 10 != 0, 0.9)
+    unt = _variant("untrained", labels, np.zeros(100, bool), 0.45)
+    splits = {s: (np.arange(0, 100, 5), np.setdiff1d(np.arange(100), np.arange(0, 100, 5))) for s in SEEDS}
     return experiment.VLMClassificationResult(
-        scale="fast", labels=labels, images=np.zeros((100, 28, 28), np.uint8), vision_probe_pred=labels,
-        frequency=freq, frequency_balanced=freq + 100, candidates=np.zeros((100, 2), int),
-        control_candidates=np.zeros((100, 2), int), variants={"captions": caps, "balanced": bal}, seconds=1.0,
-        probe_labels=labels.copy())
+        scale="fast", labels=labels, images=np.zeros((100, 28, 28), np.uint8), seeds=SEEDS, splits=splits,
+        vision_probe_accuracy={s: 0.9 for s in SEEDS}, shuffled_probe_accuracy={s: 0.1 for s in SEEDS},
+        frequency=freq, frequency_balanced=freq + 100, closed_rows=closed_rows,
+        candidates=np.zeros((50, 2), int), control_candidates=np.zeros((50, 2), int),
+        variants={"captions": caps, "balanced": bal, "untrained": unt}, seconds=1.0)
 
 
 def test_gaps_hand_worked():
     r = _result()
-    # captions: generation right on 55 of 100 (10 + 9 + ... + 1), probe on all -> gap 45 points
-    g = reproduction.probe_gap(r)
-    assert g["measured"] == pytest.approx(45.0)
-    # control: a probe fit to shuffled labels can only learn, for each one-hot pattern, the shuffled labels of its
-    # copies: right for few images, far below the 55 % of generation
-    assert -55.0 <= g["control"] <= 0.0
-    assert g["interval"].low < 45 < g["interval"].high
+    lat = reproduction.latent(r)
+    assert lat["gap"][0] == pytest.approx(5.0) and lat["control"][0] == pytest.approx(45.0)
+    g = reproduction.probe_gap(r)                   # probe 85 %, generation 55 % on every split
+    assert g["question"][1] == pytest.approx(30.0) and g["control"][1] == pytest.approx(-45.0)
+    # the training-prompt answers are read on each split's test part: 55 - (the 4 right answers of the 20 left out)
+    test = r.splits[0][1]
+    assert g["training prompt"][0] == pytest.approx(100 * (0.85 - r.variants["captions"].open_correct[test].mean()))
     b = reproduction.balanced_gap(r)
-    assert b["measured"] == pytest.approx(10.0) and b["control"] == pytest.approx(45.0)
+    assert b["gap"][2] == pytest.approx(0.0) and b["control"][2] == pytest.approx(30.0)
     c = reproduction.closed_world_narrowing(r)
-    assert c["measured"] == pytest.approx(45.0) and c["control"] == pytest.approx(-55.0)
+    open_closed = r.variants["captions"].open_correct[r.closed_rows].mean()
+    assert c["measured"] == pytest.approx(100 * (1 - open_closed)) and c["control"] == pytest.approx(-100 * open_closed)
+    out = {cid: kw for cid, kw in reproduction.checks(r).items()}
+    assert out["vlm_classification.latent"]["test"](out["vlm_classification.latent"]["measured"])
+    assert not out["vlm_classification.latent"]["test"](out["vlm_classification.latent"]["control"]["measured"])
 
 
-def test_frequency_correlation_against_scipy():
+def test_frequency_correlation_against_scipy_and_the_always_head_control():
     r = _result()
     f = reproduction.frequency_correlation(r)
     acc = evaluation.per_class_accuracy(r.variants["captions"].open_correct, r.labels, 10)
-    assert f["measured"] == pytest.approx(spearmanr(r.frequency, acc).statistic) == pytest.approx(1.0)
-    assert f["control"] == pytest.approx(spearmanr(f["shuffled"], acc).statistic)
-    assert sorted(f["shuffled"]) == sorted(r.frequency) and f["control"] < 0.5
-    # resampling images can only lose the perfect order here: the percentile interval lies below rho = 1
+    want = spearmanr(r.frequency, acc, alternative="greater")
+    assert f["measured"]["rho"] == pytest.approx(want.statistic) == pytest.approx(1.0)
+    assert f["measured"]["p"] == pytest.approx(want.pvalue)
+    # always answering the most frequent class: accuracy 1 on it, 0 elsewhere -> rho = corr(rank(freq), e_0)
+    head = np.eye(10)[0]
+    assert f["head"] == "zero" and f["control"]["rho"] == pytest.approx(spearmanr(r.frequency, head).statistic)
+    assert f["control"]["p"] > 0.05           # a single right class is not a significant correlation over 10
     assert 0.5 < f["interval"].low <= f["interval"].high <= 1.0
 
 
-def test_label_set_accuracy_extremes():
-    labels = np.repeat(np.arange(10), 30)
-    perfect = np.eye(10)[labels]
-    assert evaluation.label_set_accuracy(perfect, labels, 2) == 1.0
-    wrong = -np.eye(10)[labels]                         # the true class always scores lowest
-    assert evaluation.label_set_accuracy(wrong, labels, 5) == 0.0
-    rng = np.random.default_rng(0)
-    noise = rng.normal(size=(300, 10))
-    assert abs(evaluation.label_set_accuracy(noise, labels, 2) - 0.5) < 0.1
-    with pytest.raises(ValueError, match="finite"):
-        evaluation.label_set_accuracy(np.full((2, 10), np.nan), np.array([0, 1]), 2)
+def test_frequency_correlation_refuses_an_undefined_rho():
+    labels = np.repeat(np.arange(9), 3)                     # class 9 has no image: its accuracy is undefined
+    with pytest.raises(ValueError, match="every class"):
+        reproduction.spearman_frequency(np.arange(10), np.ones(27, bool), labels)
+    with pytest.raises(ValueError, match="constant"):
+        reproduction.spearman_frequency(np.arange(10), np.ones(30, bool), np.repeat(np.arange(10), 3))
+
+
+def test_probe_split_is_balanced_disjoint_and_seeded():
+    y = np.repeat(np.arange(10), 30)
+    train, test = experiment.probe_split(y, 10, 0)
+    assert np.bincount(y[train]).tolist() == [10] * 10 and len(test) == 200
+    assert not set(train) & set(test) and len(train) + len(test) == 300
+    assert not np.array_equal(train, experiment.probe_split(y, 10, 1)[0])
+    assert np.array_equal(train, experiment.probe_split(y, 10, 0)[0])
+    with pytest.raises(ValueError, match="per_class_train"):
+        experiment.probe_split(y, 30, 0)
 
 
 def test_accuracy_marks_closed_world_not_run_as_nan():
     r = _result()
-    v = r.variants["balanced"]
-    v.closed_texts = [""] * 100
-    assert np.isnan(v.accuracy(r.labels)["closed2"])
-    assert r.variants["captions"].accuracy(r.labels)["probe"] == 1.0
+    assert np.isnan(r.variants["balanced"].accuracy(r.labels)["closed2"])
+    assert r.variants["captions"].accuracy(r.labels)["probe"] == pytest.approx(0.85)
+
+
+def test_lm_outputs_leave_the_callers_model_untouched(monkeypatch):
+    """Every projector runs on a copy that shares the frozen LM: the model passed in keeps its own projector."""
+    sentinel = object()
+    vlm = tinyvlm.TinyVLM(lm="the LM", tokenizer="the tokenizer", projector=sentinel)
+    seen = []
+
+    def fake_part(copy, spec, feats):
+        seen.append((spec[0], copy.projector, copy.lm))
+        n = len(feats) if spec[2] is None else len(spec[2])
+        return {"texts": np.array(["seven."] * n), "scores": np.zeros((n, 10)),
+                "hidden": np.zeros((n, 576), np.float16)}
+
+    monkeypatch.setattr(experiment.tinyvlm, "image_features",
+                        lambda images, vlm=None, cache=True: np.zeros((len(images), 4, 1280), np.float32))
+    monkeypatch.setattr(experiment, "_run_part", fake_part)
+    outputs, source = experiment.lm_outputs("fast", vlm=vlm, cache=False, shipped=False)
+    assert vlm.projector is sentinel and source == "computed"
+    assert {name for name, _, _ in seen} == set(experiment.PROJECTORS)
+    assert all(lm == "the LM" and proj is not sentinel for _, proj, lm in seen)
+    assert set(outputs) == {"captions.open", "captions.train_prompt", "captions.closed", "captions.closed_control",
+                            "balanced.open", "untrained.open"}
 
 
 def test_bad_input():
     with pytest.raises(ValueError, match="run scale"):
         experiment.run_vlm_classification("medium")
-    with pytest.raises(ValueError, match="variants"):
-        experiment.run_vlm_classification("fast", variants=("other",))
     with pytest.raises(ValueError, match="per_class"):
         experiment.test_digits(3)
     with pytest.raises(ValueError, match="batch"):
         experiment.live_training("fast", batch=0)
+    with pytest.raises(ValueError, match="variant"):
+        experiment.class_frequency(None, "other")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (assets.smollm_available() and all(p.is_file() for p in tinyvlm.WEIGHTS.values())),
-                    reason="needs the llm extra and the shipped projectors")
-def test_fast_run_on_the_shipped_projectors(tmp_path, monkeypatch):
-    monkeypatch.setenv("NEURIPS24_CACHE", str(assets.cache_root()))     # reuse the SmolLM2 cache
-    r = experiment.run_vlm_classification("fast", cache=False)
-    assert len(r.labels) == 60 and set(r.variants) == {"captions", "balanced"}
-    for v in r.variants.values():
-        acc = v.accuracy(r.labels)
+@pytest.mark.skipif(not (assets.smollm_available() and experiment.SHIPPED["fast"].is_file()),
+                    reason="needs the llm extra and the shipped outputs")
+def test_fast_run_on_the_shipped_outputs():
+    r = experiment.run_vlm_classification("fast")
+    assert r.source == "shipped" and len(r.labels) == 300 and set(r.variants) == set(experiment.PROJECTORS)
+    for name in ("captions", "balanced"):
+        acc = r.variants[name].accuracy(r.labels)
         assert all(0 <= acc[k] <= 1 for k in ("open", "probabilistic", "probe"))
-        assert v.hidden.shape == (60, 576) and np.isfinite(v.scores).all()
-    assert r.frequency.sum() > 0
+        assert r.variants[name].hidden.shape == (300, 576) and np.isfinite(r.variants[name].scores).all()
+    assert r.frequency.sum() > 0 and all(len(te) == 200 for _, te in r.splits.values())

@@ -468,7 +468,8 @@ def name_log_likelihood(token_logprobs, name_tokens, mask):
 
     Raises
     ------
-    ValueError for mismatched shapes, token ids outside 0..V-1, or non-finite log-probabilities under the mask.
+    ValueError for mismatched shapes, token ids outside 0..V-1, or log-probabilities under the mask that are not
+    finite or are positive (a probability above 1: logits or probabilities passed by mistake).
     """
     lp = np.asarray(token_logprobs, dtype=np.float64)
     tok = np.asarray(name_tokens)
@@ -481,6 +482,9 @@ def name_log_likelihood(token_logprobs, name_tokens, mask):
     picked = np.take_along_axis(lp, np.where(m, tok, 0)[None, :, :, None], axis=-1)[..., 0]   # (N, C, L)
     if not np.isfinite(picked[:, m]).all():
         raise ValueError("token_logprobs are not finite under the mask")
+    if (picked[:, m] > 1e-9).any():
+        raise ValueError(f"token_logprobs must be log-probabilities (<= 0), got a maximum of {picked[:, m].max():.3g} "
+                         f"under the mask: logits or probabilities instead?")
     return np.where(m[None], picked, 0.0).sum(-1)
 
 

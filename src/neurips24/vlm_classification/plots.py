@@ -17,21 +17,29 @@ def _err(acc: float, n: int) -> tuple[float, float]:
 
 
 def plot_accuracies(result, ax=None):
-    """Grouped bars: accuracy (%) of each protocol for each projector, the vision-feature probe as a line;
-    error bars are 95 % Wilson intervals over the N test digits."""
+    """Grouped bars: accuracy (%) of each protocol for each projector and the untrained control; open world,
+    likelihood and closed world on the held-out pool (95 % Wilson intervals over its digits), probes as the mean
+    over the probe splits (error bars: the range over the splits); the vision-feature probe as a line."""
     ax = ax or plt.subplots(figsize=(8.0, 4.0))[1]
     y = result.labels
-    n = len(y)
     names = list(result.variants)
     width = 0.8 / len(names)
     for k, name in enumerate(names):
-        acc = result.variants[name].accuracy(y)
-        keys = [p for p, _ in PROTOCOLS if not (p == "closed2" and name != "captions")]
+        v = result.variants[name]
+        acc = v.accuracy(y)
+        keys = [p for p, _ in PROTOCOLS if np.isfinite(acc[p]) and not (name == "untrained" and p != "probe")]
         xs = [i + (k - (len(names) - 1) / 2) * width for i, (p, _) in enumerate(PROTOCOLS) if p in keys]
         vals = [100 * acc[p] for p in keys]
-        errs = np.array([_err(acc[p], n) for p in keys]).T * 100
-        ax.bar(xs, vals, width, yerr=errs, capsize=3, label=f"projector: {name}")
-    vision = 100 * float((result.vision_probe_pred == y).mean())
+        errs = []
+        for p in keys:
+            if p == "probe":
+                per = 100 * np.array(list(v.probe_accuracy.values()))
+                errs.append((per.mean() - per.min(), per.max() - per.mean()))
+            else:
+                n = len(result.closed_rows) if p == "closed2" else len(y)
+                errs.append(tuple(100 * e for e in _err(acc[p], n)))
+        ax.bar(xs, vals, width, yerr=np.array(errs).T, capsize=3, label=f"projector: {name}")
+    vision = 100 * float(np.mean(list(result.vision_probe_accuracy.values())))
     ax.axhline(vision, color="k", ls="--", lw=1, label=f"probe on vision features ({vision:.0f} %)")
     ax.axhline(10, color="grey", ls=":", lw=1, label="chance (10 classes)")
     ax.set_xticks(range(len(PROTOCOLS)), [t for _, t in PROTOCOLS])
@@ -86,11 +94,13 @@ def plot_label_set_size(result, n_candidates: int = 2, sizes=(2, 3, 5, 10), ax=N
     ax = ax or plt.subplots(figsize=(6.4, 4.0))[1]
     y = result.labels
     for name, v in result.variants.items():
+        if name == "untrained":          # hidden states only: no answers scored
+            continue
         accs = [100 * label_set_accuracy(v.scores, y, n) for n in sizes]
         line, = ax.plot(sizes, accs, "o-", label=f"likelihood, projector: {name}")
         ax.plot([n_candidates], [100 * label_set_accuracy(v.scores, y, n_candidates)], "o", ms=12, mfc="none",
                 color=line.get_color())
-    vision = 100 * float((result.vision_probe_pred == y).mean())
+    vision = 100 * float(np.mean(list(result.vision_probe_accuracy.values())))
     ax.axhline(vision, color="k", ls="--", lw=1, label="probe on vision features (10 classes)")
     ax.plot(sizes, [100 / n for n in sizes], ":", color="grey", label="chance")
     ax.set_xscale("log")
