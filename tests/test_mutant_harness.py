@@ -32,3 +32,18 @@ def test_assert_caught_records_and_refuses_an_uncaught_mutant(tmp_path, monkeypa
         assert_caught("demo", "same", "no change", outcomes(_checks(0.9)), base)
     with pytest.raises(AssertionError, match="unmutated run"):
         assert_caught("demo", "x", "x", base, outcomes(_checks(0.2)))
+
+
+def test_a_mutant_that_makes_the_run_stop_is_recorded_as_refused(tmp_path, monkeypatch):
+    from mutants.harness import assert_refused
+
+    monkeypatch.setenv("NEURIPS24_MUTANTS_DIR", str(tmp_path))
+
+    def run():
+        raise ValueError("alpha overflowed")
+
+    assert assert_refused("demo", "sign", "the regulariser's sign flipped", run) == "ValueError: alpha overflowed"
+    rec = json.loads((tmp_path / "demo.sign.json").read_text())
+    assert rec["refused"].startswith("ValueError") and rec["caught_by"] == []
+    with pytest.raises(pytest.fail.Exception):
+        assert_refused("demo", "none", "no bug", lambda: None)

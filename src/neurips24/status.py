@@ -399,14 +399,15 @@ def render_mutants(records: list[dict], chapters: list[dict]) -> str:
     if not records:
         lines += ["**The mutant tests have not run in this build** (`make unit` runs them).", ""]
         return "\n".join(lines)
-    caught = sum(bool(r["caught_by"]) for r in records)
+    caught = sum(bool(r["caught_by"]) or bool(r.get("refused")) for r in records)
     n_ch = len({r["chapter"] for r in records})
     lines += [f"**{caught} of {len(records)} planted bugs caught**, in {n_ch} chapters.", "",
               "| Chapter | Planted bug | What it does | Caught by |", "|---|---|---|---|"]
     for r in records:
         title, doc = titles.get(r["chapter"], (r["chapter"], None))
         chapter = f"{{doc}}`{_cell(title)} <../{doc}>`" if doc else _cell(title)
-        by = ", ".join(_claim_link(c, doc) for c in r["caught_by"]) or "**not caught**"
+        by = ", ".join(_claim_link(c, doc) for c in r["caught_by"]) or (
+            f"the run itself stops ({_cell(r['refused'])})" if r.get("refused") else "**not caught**")
         lines.append(f"| {chapter} | `{_cell(r['mutant'])}` | {_cell(r['description'])} | {by} |")
     missing = [t for stem, (t, _) in titles.items() if stem not in {r["chapter"] for r in records}]
     if missing:

@@ -43,6 +43,25 @@ def caught_by(mutated: Mapping[str, str], base: Mapping[str, str]) -> list[str]:
             if mutated.get(cid, "missing") != out and mutated.get(cid, "missing") not in claims.EXPECTED_OUTCOMES]
 
 
+def assert_refused(chapter: str, mutant: str, description: str, run, error=Exception) -> str:
+    """Assert that the mutant makes the chapter's run stop with ``error`` (a clear refusal, e.g. a ValueError on
+    a non-finite state) before any claim is judged; record it as caught by the run itself.
+
+    ``run`` is a callable that runs the chapter's experiment (under the mutant). Returns the error's text.
+    """
+    import pytest
+
+    with pytest.raises(error) as info:
+        run()
+    text = f"{type(info.value).__name__}: {str(info.value)[:160]}"
+    folder = mutants_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"chapter": chapter, "mutant": mutant, "description": description, "caught_by": [],
+              "refused": text, "outcomes": {}}
+    (folder / f"{chapter}.{mutant}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return text
+
+
 def assert_caught(chapter: str, mutant: str, description: str, mutated: Mapping[str, str],
                   base: Mapping[str, str]) -> list[str]:
     """Assert that at least one claim catches the mutant; record which (for the book's page).
@@ -66,6 +85,8 @@ def assert_caught(chapter: str, mutant: str, description: str, mutated: Mapping[
     folder.mkdir(parents=True, exist_ok=True)
     record = {"chapter": chapter, "mutant": mutant, "description": description, "caught_by": caught,
               "outcomes": {cid: [base[cid], mutated.get(cid, "missing")] for cid in base}}
+    if not mutated:   # the run stopped before any claim was judged (the caller caught its error)
+        record.update(caught_by=[], refused="the run stops with an error before any claim is judged")
     (folder / f"{chapter}.{mutant}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
     assert caught, (f"mutant {chapter}.{mutant} ({description}) is caught by no claim: "
                     f"outcomes {dict(mutated)} (unmutated {dict(base)})")
