@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..claims import binomial_interval, t_interval
+from ..claims import binomial_interval
 from .stencil import LAPLACE5
 
 PDE = ("poisson", "heat", "wave")
@@ -95,7 +95,9 @@ def stencil_learning(rec: list, side: int) -> dict:
         control={"name": "Δ5 data: the learning moves away from Δ5 (it must not)",
                  "measured": sorted({r["formula"] for r in d5}), "holds": _not_d5(d5) > 0},
         paper="a learned template for elliptic, parabolic and hyperbolic examples (captions)",
-        paper_source="Figs. (captions)")
+        paper_source="Figs. (captions)",
+        fragile="the rule asks for every field; at another seed set the search misses one named field or stays "
+                "at Δ5 on one operator's field (the coded size is a narrow valley around the operator)")
 
 
 def stencil_recovery(rec: list, dtype: str, side: int, tried: str) -> dict:
@@ -163,16 +165,18 @@ def beats_baselines_full() -> dict:
 
 
 def inpaint(gain: dict) -> dict:
-    """Plane inpainting of NaN holes shrinks the masked field's mechanism coding by >= 5 % (mean over seeds,
-    t-interval); control: the same field without the hole (nothing to inpaint)."""
+    """Plane inpainting of NaN holes shrinks the masked field's mechanism coding by >= 5 % (median over seeds, the
+    statistic fixed before running; interval: the Wilson interval of the share of seeds at >= 5 %); control: the
+    same field without the hole (nothing to inpaint)."""
     values = gain["masked"]
     return dict(
         claim=f"plane inpainting of NaN holes shrinks the mechanism coding of the masked field by >= "
-              f"{INPAINT_GAIN - 1:.0%} (mean size ratio zero-fill / plane-fill over seeds)",
-        measured=float(np.mean(values)), test=lambda r: r >= INPAINT_GAIN,
+              f"{INPAINT_GAIN - 1:.0%} (median size ratio zero-fill / plane-fill over seeds)",
+        measured=float(np.median(values)), test=lambda r: r >= INPAINT_GAIN,
         per_seed={s: float(v) for s, v in zip(gain["seeds"], values, strict=True)},
-        interval=t_interval(values),
-        control={"name": "same field without the hole (nothing to inpaint)", "measured": float(np.mean(gain["heat"]))},
+        interval=binomial_interval(sum(v >= INPAINT_GAIN for v in values), len(values)),
+        control={"name": "same field without the hole (nothing to inpaint)",
+                 "measured": float(np.median(gain["heat"]))},
         paper="none: the paper does not treat masks", paper_source="this book's own check, not the paper's",
         expect="not reproduced",
         tried=f"integer-plane fill of the hole's cells against the zero fill, mechanism forced, masked heat field "
