@@ -28,15 +28,15 @@ def planted_run(M=160, D=24, seed=0):
         Zc.append(W_U[-1] * 2 + 3 * rng.normal(size=D))                     # control: no attribute in Z
     ts = TokenSet("circle", 0, np.arange(M), ["a circle"] * M, np.array(Z, np.float32), np.array(Zc, np.float32),
                   attributes)
-    cfg = dict(experiment.CONFIG["fast"], K=7, n_test=30, n_random=3)
-    run = experiment.ConceptsRun(config=cfg, meta={"n_images": M}, tokens={"circle": ts})
-    for model in cfg["models"]:
-        for method in cfg["methods"]:
-            run.results[("circle", model, method)] = experiment.analyse(
-                ts, W_U, vocab, method, model, cfg["K"], 0.1, cfg["n_test"], 100, 5, len(tokens) - 1, 5)
-        run.random_precision[("circle", model)], run.random_words[("circle", model)] = \
-            experiment.random_word_precision(run.results[("circle", model, "snmf")], ts, W_U, vocab, 3, 5,
-                                             len(tokens) - 1)
+    cfg = dict(experiment.CONFIG["fast"], K=7, n_test=30, n_random=3, alpha=0.1, n_words=5,
+               pre_top=len(tokens) - 1, max_iter=100)
+    saved = experiment.CONFIG["fast"]
+    experiment.CONFIG["fast"] = cfg
+    try:
+        run = experiment.run_concepts("fast", {"meta": {"n_images": M}, "circle": ts}, W_U, vocab,
+                                      seeds=(seed, seed + 1, seed + 2))
+    finally:
+        experiment.CONFIG["fast"] = saved
     return run
 
 
@@ -55,9 +55,22 @@ def test_planted_concepts_are_grounded(run):
 
 
 def test_checks_pass_on_planted_data_and_controls_fail(run):
-    for claim_id, kw in reproduction.checks(run).items():
+    checks = reproduction.checks(run)
+    for claim_id in ("concepts.grounded", "concepts.visual_position", "concepts.overlap"):
+        kw = checks[claim_id]
         assert kw["test"](kw["measured"]), claim_id
         assert not kw["test"](kw["control"]["measured"]), claim_id
+    assert checks["concepts.grounded_position_own"]["expect"] == "needs full scale"     # no own-caption run given
+
+
+def test_chance_baselines_hand_worked():
+    attrs = [{"red", "left"}, {"blue", "left"}, {"red", "right"}, {"red", "top"}]
+    # a random word of ('red', 'blue', 'left'): on images 0 and 1, red 1/2, blue 1/2, left 1 -> 2/3
+    assert reproduction.chance_precision(np.array([[0, 1]]), attrs, ("red", "blue", "left")) == pytest.approx([2 / 3])
+    # positions left 1/2, right 1/4, top 1/4 of the images; two draws agree with probability 3/8 -> purity
+    # E[max share] = 3/8 * 1 + 5/8 * 1/2
+    assert reproduction.chance_purity(attrs, ("left", "right", "top"), 2) == pytest.approx(3 / 8 + 5 / 16)
+    assert reproduction.mas_purity(np.array([[0, 1, 2]]), attrs, ("left", "right")) == pytest.approx([2 / 3])
 
 
 def test_explain_sample(run):

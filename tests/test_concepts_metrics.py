@@ -14,10 +14,18 @@ def test_reconstruction_by_hand():
 
 
 def test_overlap_by_hand():
-    words = [["red", "blue"], ["red", "green", "left", "top"], []]
-    # O_01 = 1/2, O_02 = 0, O_10 = 1/4, O_12 = 0, row 2 empty -> 0; sum 3/4 over 3*2 pairs
+    words = [["red", "blue"], ["red", "green", "left", "top"], ["small"]]
+    # O_01 = 1/2, O_02 = 0, O_10 = 1/4, O_12 = 0, O_20 = O_21 = 0; sum 3/4 over 3*2 pairs
     assert metrics.overlap(words) == pytest.approx(0.75 / 6)
-    np.testing.assert_allclose(np.diag(metrics.overlap_matrix(words)), [1, 1, 0])
+    np.testing.assert_allclose(np.diag(metrics.overlap_matrix(words)), [1, 1, 1])
+
+
+def test_overlap_of_an_empty_concept_is_undefined():
+    # the official code counts an empty row 0, so a dictionary of empty concepts would score the best overlap
+    with pytest.raises(ValueError, match="without grounded words"):
+        metrics.overlap([[], []])
+    with pytest.raises(ValueError, match="without grounded words"):
+        metrics.overlap([["red"], []])
 
 
 def test_overlap_extremes():
@@ -26,7 +34,7 @@ def test_overlap_extremes():
     rng = np.random.default_rng(0)
     pool = [f"w{i}" for i in range(12)]
     for _ in range(50):
-        words = [list(rng.choice(pool, size=rng.integers(0, 6), replace=False)) for _ in range(5)]
+        words = [list(rng.choice(pool, size=rng.integers(1, 6), replace=False)) for _ in range(5)]
         assert 0.0 <= metrics.overlap(words) <= 1.0
 
 

@@ -26,6 +26,7 @@ from ..assets.tinyvlm_data import CAPTION_INSTRUCTIONS
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / "representations.npz"
+OWN_CACHE = HERE / "representations_own.npz"   # the paper's protocol: the model's own captions
 PROMPT = CAPTION_INSTRUCTIONS[0]            # the instruction the projector was trained with
 SEED0 = 500                                 # targets t = 0, 1, ... render with seed SEED0 + t (training pool: 1)
 
@@ -91,12 +92,14 @@ def images(target: str, seed: int, n: int, index=None) -> np.ndarray:
 
 
 def collect(targets=("circle", "square", "triangle"), n_images: int = 240, layer: int = 30, variant="captions",
-            control_seed: int = 0, n_generate: int = 60, max_new_tokens: int = 12) -> dict:
+            control_seed: int = 0, n_generate: int = 60, max_new_tokens: int = 12, own_captions: bool = False) -> dict:
     """Run the VLM and collect Z for each target (see the module's text). Minutes on a CPU; used by the script.
 
     The representations are taken with the ground-truth caption fed in (teacher forcing), for every image of the
     target, so that the trained model and the control read the same text. The trained model's own greedy
-    captions of the first ``n_generate`` images are recorded to say how well it captions.
+    captions of the first ``n_generate`` images are recorded to say how well it captions. With
+    ``own_captions`` (the paper's protocol), every image is captioned greedily by the trained model, the images
+    whose caption contains the target are kept, and the caption fed is the model's own (to the control too).
 
     Returns
     -------
@@ -118,14 +121,16 @@ def collect(targets=("circle", "square", "triangle"), n_images: int = 240, layer
     out = {"meta": {"layer": int(layer), "variant": str(variant), "n_images": int(n_images), "prompt": PROMPT,
                     "projector_steps": int(vlm.meta.get("steps", -1)), "control_seed": int(control_seed),
                     "n_generate": int(n_generate), "exact_caption": {}, "target_generated": {},
-                    "generated_examples": {}}}
+                    "generated_examples": {}, "own_captions": bool(own_captions)}}
     for k, target in enumerate(targets):
         seed = SEED0 + k
         shape_set = render(target, seed, n_images)
         feats = tinyvlm.image_features(shape_set.images, vlm=vlm)
-        gen = tinyvlm.generate(vlm, feats[:n_generate], PROMPT, max_new_tokens=max_new_tokens)
-        truth = shape_set.captions
-        out["meta"]["exact_caption"][target] = float(np.mean([g == c for g, c in zip(gen.texts, truth, strict=False)]))
+        gen = tinyvlm.generate(vlm, feats if own_captions else feats[:n_generate], PROMPT,
+                               max_new_tokens=max_new_tokens)
+        truth = list(gen.texts) if own_captions else shape_set.captions
+        out["meta"]["exact_caption"][target] = float(np.mean([g == c for g, c in zip(gen.texts, shape_set.captions,
+                                                                                      strict=False)]))
         out["meta"]["target_generated"][target] = float(np.mean([f" {target}" in f" {g}" for g in gen.texts]))
         out["meta"]["generated_examples"][target] = gen.texts[:5]
         Z, found = token_representations(vlm, feats, PROMPT, truth, target, layer)

@@ -11,16 +11,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import seeding
 from . import grounding, metrics
 from .collection import TokenSet
 from .decompositions import METHODS, Decomposition, decompose
+from .seminmf import encode_nonneg, kmeans_init
 
 FAST_METHODS = ("snmf", "pca", "kmeans", "simple", "nmf")   # 'dict' (scikit-learn's Semi-NMF) is slow: full only
 CONFIG = {
     "fast": dict(K=8, n_test=40, alpha=1.0, max_iter=100, n_words=10, pre_top=50, n_mas=5, n_random=5,
-                 methods=FAST_METHODS, models=("trained", "untrained")),
+                 methods=FAST_METHODS, models=("trained", "untrained"), n_seeds=3),
     "full": dict(K=20, n_test=40, alpha=1.0, max_iter=500, n_words=10, pre_top=50, n_mas=5, n_random=20,
-                 methods=METHODS, models=("trained", "untrained")),
+                 methods=METHODS, models=("trained", "untrained"), n_seeds=5),
 }
 
 
@@ -52,7 +54,17 @@ class ConceptResult:
 
 @dataclass
 class ConceptsRun:
-    """Everything the chapter shows: ``results[(target, model, method)]`` and the random-word baseline."""
+    """Everything the chapter shows.
+
+    Attributes
+    ----------
+    results : (target, model, method) -> :class:`ConceptResult` at the first seed (every method).
+    random_precision, random_words : (target, model) -> the random-words baseline (the paper's) at the first seed.
+    seeds : the Semi-NMF initialisation seeds. by_seed : seed -> {(target, model): Semi-NMF ConceptResult}.
+    test_error : seed -> {target: {'snmf', 'dict', 'frozen': relative test reconstruction error}}; 'dict' is
+        scikit-learn's DictionaryLearning at the same K, α and seed (the same objective, another solver),
+        'frozen' the Semi-NMF's initial dictionary never updated (activations fitted, atoms not).
+    """
 
     config: dict
     meta: dict
@@ -60,6 +72,9 @@ class ConceptsRun:
     results: dict = field(default_factory=dict)
     random_precision: dict = field(default_factory=dict)   # (target, model) -> (n_random,) mean precision per draw
     random_words: dict = field(default_factory=dict)       # (target, model) -> K lists of words (draw 0)
+    seeds: tuple = ()
+    by_seed: dict = field(default_factory=dict)
+    test_error: dict = field(default_factory=dict)
 
     def get(self, target: str, model: str = "trained", method: str = "snmf") -> ConceptResult:
         return self.results[(target, model, method)]
@@ -107,9 +122,17 @@ def analyse(tokens: TokenSet, W_U: np.ndarray, vocab: np.ndarray, method: str = 
                                             vocabulary=attribute_vocabulary(tokens.target))
     return ConceptResult(
         target=tokens.target, model=model, method=method, decomposition=dec, scale=scale, words=words, mas=mas,
-        precision=precision, overlap=metrics.overlap(words),
+        precision=precision, overlap=_overlap_or_nan(words),
         recon_train=metrics.reconstruction_error(Z_train / scale, dec.reconstruct(Z_train / scale)),
         recon_test=metrics.reconstruction_error(Z_test / scale, dec.reconstruct(Z_test / scale)))
+
+
+def _overlap_or_nan(words) -> float:
+    """The overlap, or NaN where it is undefined (a concept without grounded words; :func:`.metrics.overlap`)."""
+    try:
+        return metrics.overlap(words)
+    except ValueError:
+        return float("nan")
 
 
 def attribute_vocabulary(target: str) -> tuple:
@@ -176,13 +199,43 @@ def random_word_precision(result: ConceptResult, tokens: TokenSet, W_U, vocab, n
     return np.array(draws), first
 
 
-def run_concepts(scale: str, data: dict, W_U: np.ndarray, vocab: np.ndarray, targets=None) -> ConceptsRun:
+def held_out_errors(tokens: TokenSet, K: int, alpha: float, n_test: int, max_iter: int, seed: int,
+                    snmf: ConceptResult | None = None) -> dict:
+    """Relative reconstruction error on the held-out rows of three dictionaries fitted on the training rows at the
+    same K, α and seed: Semi-NMF ('snmf'), scikit-learn's DictionaryLearning with a non-negative code ('dict',
+    the official code's solver of the same objective) and the Semi-NMF's initial atoms never updated ('frozen',
+    the control). Test activations come from the non-negative lasso on each dictionary (as ``transform``).
+
+    Returns
+    -------
+    dict: 'snmf', 'dict', 'frozen' -> float ≥ 0.
+    """
+    Z_train, Z_test = split(tokens, n_test, "trained")
+    scale = float(np.sqrt(np.mean(Z_train ** 2)))
+    Ztr, Zte = Z_train / scale, Z_test / scale
+    fit = snmf.decomposition if snmf is not None else decompose(Ztr, K, "snmf", alpha=alpha, seed=seed,
+                                                                  max_iter=max_iter)
+    ref = decompose(Ztr, K, "dict", alpha=alpha, seed=seed, max_iter=max_iter)
+    U0 = kmeans_init(Ztr, K, seed)                          # where the Semi-NMF starts
+    return {"snmf": metrics.reconstruction_error(Zte, fit.reconstruct(Zte)),
+            "dict": metrics.reconstruction_error(Zte, encode_nonneg(Zte, ref.U, alpha) @ ref.U),
+            "frozen": metrics.reconstruction_error(Zte, encode_nonneg(Zte, U0, alpha) @ U0)}
+
+
+def run_concepts(scale: str, data: dict, W_U: np.ndarray, vocab: np.ndarray, targets=None, seeds=None,
+                 methods=None, test_errors: bool = True) -> ConceptsRun:
     """The whole experiment at a run scale, on cached representations (:func:`.collection.load`).
+
+    Every method of the scale is fitted at the first seed (the comparison table and figures); Semi-NMF, on the
+    trained and the untrained representations, and the held-out errors (:func:`held_out_errors`) at every seed.
 
     Parameters
     ----------
     scale : 'fast' or 'full' (:data:`CONFIG`). data : the cache. W_U, vocab : the LM's unembedding and words.
     targets : which targets (default: all in the cache).
+    seeds : the Semi-NMF initialisation seeds (default ``neurips24.seeds(CONFIG[scale]['n_seeds'])``).
+    methods : the methods fitted at the first seed (default: the scale's).
+    test_errors : compute :func:`held_out_errors` at every seed (scikit-learn's fit is the slow part).
 
     Returns
     -------
@@ -191,18 +244,31 @@ def run_concepts(scale: str, data: dict, W_U: np.ndarray, vocab: np.ndarray, tar
     from ..scale import check_scale
 
     cfg = dict(CONFIG[check_scale(scale)])
+    if methods is not None:
+        cfg["methods"] = tuple(methods)
+    seeds = tuple(seeding.seeds(cfg["n_seeds"]) if seeds is None else seeds)
     targets = [t for t in data if t != "meta"] if targets is None else list(targets)
-    run = ConceptsRun(config=cfg, meta=data["meta"], tokens={t: data[t] for t in targets})
+    run = ConceptsRun(config=cfg, meta=data["meta"], tokens={t: data[t] for t in targets}, seeds=seeds)
+
+    def fit(t, model, method, seed):
+        return analyse(data[t], W_U, vocab, method, model, cfg["K"], cfg["alpha"], cfg["n_test"], cfg["max_iter"],
+                       cfg["n_words"], cfg["pre_top"], cfg["n_mas"], seed=seed)
+
     for t in targets:
         for model in cfg["models"]:
             for method in cfg["methods"]:
-                run.results[(t, model, method)] = analyse(
-                    data[t], W_U, vocab, method, model, cfg["K"], cfg["alpha"], cfg["n_test"], cfg["max_iter"],
-                    cfg["n_words"], cfg["pre_top"], cfg["n_mas"])
+                run.results[(t, model, method)] = fit(t, model, method, seeds[0])
             draws, words = random_word_precision(run.results[(t, model, "snmf")], data[t], W_U, vocab,
                                                  cfg["n_random"], cfg["n_words"], cfg["pre_top"])
             run.random_precision[(t, model)] = draws
             run.random_words[(t, model)] = words
+    for s in seeds:
+        run.by_seed[s] = {(t, model): run.results[(t, model, "snmf")] if s == seeds[0] else fit(t, model, "snmf", s)
+                          for t in targets for model in cfg["models"]}
+        if not test_errors:
+            continue
+        run.test_error[s] = {t: held_out_errors(data[t], cfg["K"], cfg["alpha"], cfg["n_test"], cfg["max_iter"], s,
+                                                run.by_seed[s][(t, "trained")]) for t in targets}
     return run
 
 

@@ -2,7 +2,8 @@
 
 - **Reconstruction**: ‖Z − Ẑ‖_F / ‖Z‖_F, the relative error of a method's reconstruction Ẑ.
 - **Overlap** (the official ``compute_grounding_words_overlap``; lower means more disentangled concepts):
-  O = 1/(K(K−1)) Σ_{i≠j} |T_i ∩ T_j| / |T_i|, a concept with no words counting 0 in its row. O ∈ [0, 1].
+  O = 1/(K(K−1)) Σ_{i≠j} |T_i ∩ T_j| / |T_i|, O ∈ [0, 1]; undefined (an error) for a concept with no words
+  (the official code counts its row 0, which gives an empty dictionary the best score).
 - **Attribute precision** (the book's stand-in for the paper's CLIPScore, which needs CLIP, not available offline):
   for concept k with grounded words T_k and most activating images S_k, take w_k, the first word of T_k that
   names a value of an attribute that varies among the images (for the target 'circle': a colour, size or
@@ -59,12 +60,17 @@ def overlap(words: list[list[str]]) -> float:
 
     Raises
     ------
-    ValueError if fewer than 2 concepts. TypeError if ``words`` is not a list of lists of str.
+    ValueError if fewer than 2 concepts, or a concept has no grounded word (|T_i| = 0 makes its row undefined; the
+    official code counts it 0, which would give an empty dictionary the best overlap). TypeError if ``words`` is
+    not a list of lists of str.
     """
     _check_word_lists(words)
     K = len(words)
     if K < 2:
         raise ValueError(f"overlap needs at least 2 concepts, got {K}")
+    empty = [i for i, w in enumerate(words) if not w]
+    if empty:
+        raise ValueError(f"overlap is undefined for a concept without grounded words: concepts {empty} have none")
     O = overlap_matrix(words)
     return float((O.sum() - np.trace(O)) / (K * (K - 1)))
 
