@@ -10,11 +10,13 @@ faithfulness of IMN's impacts against comparison explanations on logistic data w
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .. import seeding
 from ..scale import check_scale
 from .data import check_xy, load_tabular
 from .ebm import ebm_global_importance, ebm_local_scores, fit_ebm
@@ -22,12 +24,13 @@ from .faithfulness import deletion_curve, impact_correlation, neighbour_hyperpla
 from .model import IMN, IMNConfig
 
 CONFIG = {   # EBM: outer bags (library default 14) and pairwise terms (library default "3x") of the accuracy fit
-    "fast": dict(seeds=(0, 1, 2), epochs=60, n_synthetic=600, rf_trees=100, neighbours=(10, 50),
+    "fast": dict(n_seeds=3, epochs=60, n_synthetic=600, rf_trees=100, neighbours=(10, 50),
                  ebm_bags=2, ebm_interactions=0),
-    "full": dict(seeds=tuple(range(10)), epochs=500, n_synthetic=3000, rf_trees=500, neighbours=(10, 200),
+    "full": dict(n_seeds=10, epochs=500, n_synthetic=3000, rf_trees=500, neighbours=(10, 200),
                  ebm_bags=14, ebm_interactions="3x"),
 }
 AUROC_SETS = ("breast_cancer", "wine", "noisy_moons")
+PAPER_BUDGET_RECORD = "shipped/paper_budget_500.json"   # scripts/imn_paper_budget.py: 500 epochs, seeds 0-5
 MODELS = ("logistic regression", "decision tree", "random forest", "gradient boosting", "EBM", "IMN")
 TREES = ("decision tree", "random forest", "gradient boosting")
 
@@ -86,18 +89,38 @@ def run_experiment(scale: str = "fast", seeds=None, ebm: bool = True) -> Results
     return run_faithfulness(run_accuracy(scale, seeds, ebm))
 
 
-def run_accuracy(scale: str = "fast", seeds=None, ebm: bool = True) -> Results:
+def run_accuracy(scale: str = "fast", seeds=None, ebm: bool = True, *, epochs: int | None = None,
+                 sets=AUROC_SETS, config: dict | None = None) -> Results:
     """The accuracy part: test AUROC of every model in :data:`MODELS` on :data:`AUROC_SETS` per seed, and the
-    neighbour-hyperplane accuracy of IMN on noisy moons. Arguments as :func:`run_experiment`."""
+    neighbour-hyperplane accuracy of IMN on noisy moons. Arguments as :func:`run_experiment`; ``epochs``
+    overrides the scale's IMN epochs (the paper's default is 500) and ``sets`` chooses a subset of
+    :data:`AUROC_SETS` (the script ``scripts/imn_paper_budget.py`` uses both); ``config`` overrides other entries
+    of :data:`CONFIG` (e.g. ``n_synthetic``, ``rf_trees``, and ``l1_ablation=False`` to leave out the λ = 0 fit
+    of :func:`run_faithfulness`; the mutant tests run a small size).
+
+    Raises
+    ------
+    ValueError on an unknown set name, an unknown config key or epochs < 1.
+    """
     cfg = dict(CONFIG[check_scale(scale)])
-    if seeds is not None:
-        cfg["seeds"] = tuple(int(s) for s in seeds)
+    unknown = set(config or {}) - set(cfg) - {"l1_ablation"}
+    if unknown:
+        raise ValueError(f"unknown config keys {sorted(unknown)}; known: {sorted(cfg)} and 'l1_ablation'")
+    cfg.update(config or {})
+    cfg["seeds"] = seeding.seeds(cfg["n_seeds"]) if seeds is None else tuple(int(s) for s in seeds)
+    if epochs is not None:
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
+            raise ValueError(f"epochs must be an integer >= 1, got {epochs!r}")
+        cfg["epochs"] = int(epochs)
+    unknown = [s for s in sets if s not in AUROC_SETS]
+    if unknown or not sets:
+        raise ValueError(f"sets must be a non-empty subset of {AUROC_SETS}, got {tuple(sets)}")
     cfg["ebm"] = bool(ebm)
     res = Results(config=cfg)
     imn_cfg = IMNConfig(epochs=cfg["epochs"])
     res.seconds["EBM fits"] = 0.0
     t0 = time.process_time()
-    for name in AUROC_SETS:
+    for name in sets:
         res.auroc[name] = {m: [] for m in MODELS if ebm or m != "EBM"}
         for seed in cfg["seeds"]:
             d = load_tabular(name, seed, n=cfg["n_synthetic"])
@@ -121,8 +144,8 @@ def run_accuracy(scale: str = "fast", seeds=None, ebm: bool = True) -> Results:
 
 def run_faithfulness(res: Results) -> Results:
     """The faithfulness part, added to ``res`` (from :func:`run_accuracy`, whose config it reuses): on the
-    logistic set, the correlation of each explanation with beta * x, global rankings against |beta|, and
-    deletion curves. Returns ``res``."""
+    logistic set, the correlation of each explanation with beta * x (IMN with the official λ = 0.1 and, as an
+    ablation, with λ = 0), global rankings against |beta|, and deletion curves. Returns ``res``."""
     t0 = time.process_time()
     _faithfulness(res, res.config, IMNConfig(epochs=res.config["epochs"]))
     res.seconds["faithfulness"] = time.process_time() - t0
@@ -131,8 +154,9 @@ def run_faithfulness(res: Results) -> Results:
 
 def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
     from sklearn.inspection import permutation_importance
-    local = {k: [] for k in ("IMN", "IMN, untrained (control)", "logistic regression: coef × x",
-                             "gradient boosting: occlusion") + (("EBM: term scores",) if cfg["ebm"] else ())}
+    local = {k: [] for k in ("IMN", "IMN, λ = 0 (no L1 term)", "IMN, untrained (control)",
+                             "logistic regression: coef × x", "gradient boosting: occlusion")
+             + (("EBM: term scores",) if cfg["ebm"] else ())}
     glob = {k: [] for k in ("IMN: mean |impact|", "logistic regression: |coef|",
                             "gradient boosting: permutation importance")
             + (("EBM: term importance",) if cfg["ebm"] else ())}
@@ -150,6 +174,9 @@ def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
         mean = Xtr.mean(0)
         a_hgb = occlusion_attributions(hgb.decision_function, Xte, mean)
         local["IMN"].append(impact_correlation(a_imn, truth))
+        if cfg.get("l1_ablation", True):
+            no_l1 = IMN(dataclasses.replace(imn_cfg, l1=0.0), seed).fit(Xtr, d["y_train"])
+            local["IMN, λ = 0 (no L1 term)"].append(impact_correlation(no_l1.impacts(Xte), truth))
         local["IMN, untrained (control)"].append(impact_correlation(a_un, truth))
         local["logistic regression: coef × x"].append(impact_correlation(Xte * lr.coef_[0], truth))
         local["gradient boosting: occlusion"].append(impact_correlation(a_hgb, truth))
@@ -170,7 +197,7 @@ def _faithfulness(res: Results, cfg: dict, imn_cfg: IMNConfig) -> None:
             curves[k].append(deletion_curve(imn.predict_proba, Xte, order, mean))
         if not res.example:
             res.example = dict(impacts=a_imn, truth=truth, untrained=a_un, beta=beta)
-    res.faith_local, res.faith_global = local, glob
+    res.faith_local, res.faith_global = {k: v for k, v in local.items() if v}, glob
     res.deletion = {k: np.mean(v, 0) for k, v in curves.items()}
 
 
@@ -188,3 +215,21 @@ def explore_run(l1: float = 0.1, epochs: int = 60, seed: int = 0, n: int = 600) 
                 correlation=impact_correlation(a, truth),
                 auroc=auroc(d["y_test"], model.predict_proba(d["X_test"])),
                 zero_fraction=float(np.mean(np.abs(a) < 0.01)))
+
+
+def load_paper_budget(path=None) -> dict:
+    """The shipped record of ``scripts/imn_paper_budget.py``: IMN at the paper's 500 epochs on breast cancer and
+    noisy moons, seeds 0-5 (recorded seeds, not shifted by ``NEURIPS24_SEED_OFFSET``).
+
+    Returns
+    -------
+    dict with 'auroc' (set -> model -> [AUROC per seed]), 'seeds', 'epochs', 'command', 'wall_s', ...
+
+    Raises
+    ------
+    FileNotFoundError if the record is missing.
+    """
+    import json
+    from pathlib import Path
+    path = Path(__file__).parent / PAPER_BUDGET_RECORD if path is None else Path(path)
+    return json.loads(path.read_text(encoding="utf-8"))

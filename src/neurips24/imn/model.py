@@ -40,6 +40,12 @@ def linear_head(x: torch.Tensor, W: torch.Tensor) -> tuple[torch.Tensor, torch.T
     return impacts.sum(dim=1) + W[:, -1, :], impacts
 
 
+def imn_loss(ce: torch.Tensor, W: torch.Tensor, l1: float) -> torch.Tensor:
+    """Eq. (4): the batch's cross-entropy ``ce`` (a scalar) plus λ = ``l1`` times the mean |W(x)| over the batch's
+    emitted weights W (n, M + 1, K), bias row included (official ``models/model.py``)."""
+    return ce + l1 * W.abs().mean()
+
+
 class ResidualBlock(nn.Module):
     """Linear -> BN -> GELU -> Dropout -> Linear -> BN, plus the dropped-out input, then GELU (TabResNet)."""
 
@@ -91,6 +97,39 @@ class IMNConfig:
     warmup_epochs: int = 5
 
 
+_INTS = {"width": 1, "n_blocks": 0, "epochs": 1, "batch_size": 2, "t_mult": 2, "restarts": 1, "warmup_epochs": 0}
+
+
+def check_config(c: IMNConfig) -> IMNConfig:
+    """Validate an :class:`IMNConfig` (called by :meth:`IMN.fit` and :meth:`IMN.init`).
+
+    Integers: width >= 1, n_blocks >= 0, epochs >= 1, batch_size >= 2 (BatchNorm needs two instances), t_mult >= 2
+    (the cycles must grow), restarts >= 1, warmup_epochs >= 0. Floats, finite: dropout in [0, 1), lr > 0,
+    weight_decay >= 0, l1 (λ of eq. 4) >= 0.
+
+    Raises
+    ------
+    TypeError if config is not an IMNConfig or an integer field is not an integer; ValueError naming the field
+    and its range otherwise.
+    """
+    if not isinstance(c, IMNConfig):
+        raise TypeError(f"config must be an IMNConfig, got {type(c).__name__}")
+    for name, low in _INTS.items():
+        v = getattr(c, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"IMNConfig.{name} must be an integer, got {v!r}")
+        if v < low:
+            raise ValueError(f"IMNConfig.{name} must be >= {low}, got {v}")
+    for name, low, high, low_open in (("dropout", 0.0, 1.0, False), ("lr", 0.0, np.inf, True),
+                                      ("weight_decay", 0.0, np.inf, False), ("l1", 0.0, np.inf, False)):
+        v = getattr(c, name)
+        ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and np.isfinite(v)
+        if not ok or v < low or (low_open and v == low) or (name == "dropout" and v >= high):
+            rng = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if name == 'dropout' or high == np.inf else ']'}"
+            raise ValueError(f"IMNConfig.{name} must be a finite number in {rng}, got {v!r}")
+    return c
+
+
 class IMN:
     """Interpretable mesomorphic network classifier (fit / predict_proba / impacts), eq. (1)-(4).
 
@@ -116,7 +155,7 @@ class IMN:
     # -- training ---------------------------------------------------------------------------------------
     def init(self, n_features: int, n_classes: int) -> IMN:
         """Build a freshly initialised hypernetwork (also the 'untrained' control: no fit, one snapshot)."""
-        c = self.config
+        c = check_config(self.config)
         torch.manual_seed(self.seed)
         self.n_classes = int(n_classes)
         self.net = HyperNet(n_features, 1 if n_classes == 2 else n_classes, c.width, c.n_blocks, c.dropout)
@@ -124,9 +163,15 @@ class IMN:
         return self
 
     def fit(self, X, y) -> IMN:
-        """Train on X (n, M) numeric finite, y (n,) with >= 2 classes (see :func:`~neurips24.imn.data.check_xy`)."""
+        """Train on X (n, M) numeric finite, y (n,) with >= 2 classes (see :func:`~neurips24.imn.data.check_xy`).
+
+        Raises
+        ------
+        TypeError/ValueError on a bad config (see :func:`check_config`: e.g. a NaN λ, epochs = 0, batch_size = 0)
+        or bad data.
+        """
+        c = check_config(self.config)
         X, y, classes = check_xy(X, y)
-        c = self.config
         self.classes_ = classes
         self.init(X.shape[1], classes.size)
         gen = torch.Generator().manual_seed(self.seed)
@@ -151,7 +196,7 @@ class IMN:
                     W = self.net(Xt[idx])
                     logits, _ = linear_head(Xt[idx], W)
                     out = logits.squeeze(1) if binary else logits
-                    loss = loss_fn(out, yt[idx]) + c.l1 * W.abs().mean()
+                    loss = imn_loss(loss_fn(out, yt[idx]), W, c.l1)
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
