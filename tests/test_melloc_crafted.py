@@ -4,8 +4,8 @@ Each crafted file is a container of about a hundred bytes whose header and CRC a
 record declares one mechanism block of side 8192, 12288 or 16384 (source, boundary and exception streams with
 the exact counts the block needs, but a few bytes of payload). The decoder must refuse it with FormatError in
 under 0.1 s of CPU time and with a peak of traced allocations under 64 MiB: it reads and bound-checks every
-stream header before evaluating the template's symbol or decoding anything, and a stream may not claim more decoded bytes
-than its coded bytes can hold (``backends.max_decoded_bytes``).
+stream header before evaluating the template's symbol or decoding anything, and a stream may not claim more
+decoded bytes than its coded bytes can hold (``backends.max_decoded_bytes``).
 """
 from __future__ import annotations
 
