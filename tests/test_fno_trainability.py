@@ -92,6 +92,42 @@ def test_run_trainability_small_matches_the_ensemble_runs(monkeypatch):
         res.subset([2.0], [3], [5])
 
 
+TINY = dict(GRID["fast"], sigma2=[1.0, 3.0], depths=[2, 3], seeds=[0, 5], steps=4, n_train=16, n_test=8, width=4,
+            n_modes=3, n_grid=16)
+
+
+@pytest.mark.enable_socket   # the LocalCluster's scheduler and workers talk over 127.0.0.1
+@pytest.mark.parametrize("scheduler", ["serial", None])
+def test_the_sweep_of_depths_gives_the_in_process_grid_exactly(monkeypatch, tmp_path, scheduler):
+    from neurips24 import sweep
+
+    monkeypatch.setitem(GRID, "fast", TINY)
+    direct = trainability.run_trainability("fast", log_every=2)
+    configs = trainability.depth_configs(TINY, log_every=2)
+    assert [c["depth"] for c in configs] == [2, 3] and all("depths" not in c for c in configs)
+    res = sweep.run_sweep(trainability.train_depth, configs, [TINY["data_seed"]], cache_dir=tmp_path,
+                          scheduler=scheduler, n_workers=2, progress=False)
+    assert not res.failed and res.computed == 2
+    swept = trainability.assemble(TINY, [res.value(c, TINY["data_seed"]) for c in configs], log_every=2)
+    assert swept.test_loss.dtype == direct.test_loss.dtype and swept.train_loss.dtype == direct.train_loss.dtype
+    np.testing.assert_array_equal(swept.test_loss, direct.test_loss)      # bit-identical, not just close
+    np.testing.assert_array_equal(swept.train_loss, direct.train_loss)
+    assert swept.config == direct.config
+    a, b = save_record(direct, tmp_path / "a.json.gz"), save_record(swept, tmp_path / "b.json.gz")
+    assert load_record(a)[0].test_loss.tolist() == load_record(b)[0].test_loss.tolist()
+
+
+def test_assemble_refuses_depths_out_of_order():
+    job = {"depth": 3, "test_loss": [[0.1]], "train_loss": [[[0.1]]], "dtypes": ["float32", "float64"]}
+    with pytest.raises(ValueError, match="depths"):
+        trainability.assemble(dict(TINY, depths=[2]), [job])
+
+
+def test_train_depth_refuses_a_bad_depth():
+    with pytest.raises(ValueError, match="depth"):
+        trainability.train_depth(dict(trainability.depth_configs(TINY)[0], depth=0), 0)
+
+
 def test_save_and_load_round_trip_keeps_divergence(tmp_path):
     res = TrainabilityResult(np.array([1.0, 8.0]), np.array([4, 8]), np.array([0]),
                              np.array([[[0.05], [0.2]], [[np.inf], [np.inf]]]), np.ones((2, 2, 1, 3)), {"steps": 3})

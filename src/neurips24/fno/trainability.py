@@ -112,8 +112,72 @@ def trainable_depth(test_loss, depths, tol: float = TOL, quorum: float = 0.5) ->
     return np.where(passes, depths[None, :], 0).max(axis=1).astype(np.int64)
 
 
+def train_depth(config: dict, seed: int) -> dict:
+    """One depth of the grid: the stacked (σ² × network seeds) ensemble at ``config['depth']`` (a sweep job).
+
+    A module-level job for :func:`neurips24.sweep.run_sweep` (``fn(config, seed) -> JSON data``); both
+    :func:`run_trainability` and ``scripts/fno_trainability_grid.py`` call it, one call per depth.
+
+    Parameters
+    ----------
+    config : a ``GRID`` entry with ``depth`` (int >= 1) in place of ``depths``, plus ``log_every`` (int >= 1).
+        Its ``seeds`` are the networks' seeds (one torch.Generator per network).
+    seed : int >= 0, the data seed of ``advection_dataset`` (the grid's ``data_seed``).
+
+    Returns
+    -------
+    dict: 'depth' (int), 'test_loss' ((S, R) nested lists of float, inf after divergence), 'train_loss'
+    ((S, R, T) nested lists, every ``log_every`` steps), 'dtypes' (NumPy dtype names of the two arrays, so that
+    the assembled result is bit-identical to an in-process run) and 'seconds' (wall time of the training).
+
+    Raises
+    ------
+    TypeError or ValueError if ``depth`` or ``log_every`` is not an int >= 1; KeyError if a grid field is missing.
+    """
+    depth = check_int("depth", config["depth"], 1)
+    log_every = check_int("log_every", config.get("log_every", 10), 1)
+    n = config["n_train"]
+    u0, uT = advection_dataset(n + config["n_test"], config["n_grid"], beta=config["beta"],
+                               t_final=config["t_final"], seed=seed)
+    S, R = len(config["sigma2"]), len(config["seeds"])
+    t = time.perf_counter()
+    out = train_fno_ensemble(u0[:n], uT[:n], u0[n:], uT[n:], sigma2=np.repeat(config["sigma2"], R),
+                             seeds=np.tile(config["seeds"], S), depth=depth, width=config["width"],
+                             n_modes=config["n_modes"], sigma_b2=config["sigma_b2"], variant=config["variant"],
+                             steps=config["steps"], batch=config["batch"], lr=config["lr"])
+    test = out["test_loss"].reshape(S, R)
+    curves = out["train_loss"][:, ::log_every].reshape(S, R, -1)
+    return {"depth": depth, "test_loss": test.tolist(), "train_loss": curves.tolist(),
+            "dtypes": [test.dtype.name, curves.dtype.name], "seconds": time.perf_counter() - t}
+
+
+def depth_configs(cfg: dict, log_every: int = 10) -> list[dict]:
+    """The sweep's configurations of a ``GRID`` entry: one per depth (``depths`` replaced by ``depth``)."""
+    log_every = check_int("log_every", log_every, 1)
+    base = {k: v for k, v in cfg.items() if k != "depths"}
+    return [dict(base, depth=int(L), log_every=log_every) for L in cfg["depths"]]
+
+
+def assemble(cfg: dict, jobs: list[dict], log_every: int = 10) -> TrainabilityResult:
+    """A TrainabilityResult from :func:`train_depth` results, one per depth of ``cfg['depths']`` in that order.
+
+    Raises
+    ------
+    ValueError if the results' depths are not ``cfg['depths']``.
+    """
+    if [j["depth"] for j in jobs] != list(cfg["depths"]):
+        raise ValueError(f"jobs must be the depths {cfg['depths']} in order, got {[j['depth'] for j in jobs]}")
+    test = [np.asarray(j["test_loss"], dtype=j["dtypes"][0]) for j in jobs]
+    curves = [np.asarray(j["train_loss"], dtype=j["dtypes"][1]) for j in jobs]
+    return TrainabilityResult(np.array(cfg["sigma2"], dtype=float), np.array(cfg["depths"]), np.array(cfg["seeds"]),
+                              np.stack(test, axis=1), np.stack(curves, axis=1), dict(cfg, log_every=log_every))
+
+
 def run_trainability(scale: str = "fast", log_every: int = 10, progress=None) -> TrainabilityResult:
     """Train every (σ², L, seed) run of ``GRID[scale]`` on the advection data; one stacked Adam run per depth.
+
+    In this process, one :func:`train_depth` call per depth (``scripts/fno_trainability_grid.py`` runs the same
+    calls as a sweep).
 
     Parameters
     ----------
@@ -126,24 +190,13 @@ def run_trainability(scale: str = "fast", log_every: int = 10, progress=None) ->
     TrainabilityResult.
     """
     cfg = GRID[check_scale(scale)]
-    log_every = check_int("log_every", log_every, 1)
-    n = cfg["n_train"]
-    u0, uT = advection_dataset(n + cfg["n_test"], cfg["n_grid"], beta=cfg["beta"], t_final=cfg["t_final"],
-                               seed=cfg["data_seed"])
-    S, R = len(cfg["sigma2"]), len(cfg["seeds"])
-    test, curves = [], []
-    for L in cfg["depths"]:
-        t = time.perf_counter()
-        out = train_fno_ensemble(u0[:n], uT[:n], u0[n:], uT[n:], sigma2=np.repeat(cfg["sigma2"], R),
-                                 seeds=np.tile(cfg["seeds"], S), depth=L, width=cfg["width"], n_modes=cfg["n_modes"],
-                                 sigma_b2=cfg["sigma_b2"], variant=cfg["variant"], steps=cfg["steps"],
-                                 batch=cfg["batch"], lr=cfg["lr"])
-        test.append(out["test_loss"].reshape(S, R))
-        curves.append(out["train_loss"][:, ::log_every].reshape(S, R, -1))
+    jobs = []
+    for config in depth_configs(cfg, log_every):
+        jobs.append(train_depth(config, cfg["data_seed"]))
         if progress is not None:
-            progress(L, time.perf_counter() - t, test[-1])
-    return TrainabilityResult(np.array(cfg["sigma2"], dtype=float), np.array(cfg["depths"]), np.array(cfg["seeds"]),
-                              np.stack(test, axis=1), np.stack(curves, axis=1), dict(cfg, log_every=log_every))
+            progress(config["depth"], jobs[-1]["seconds"], np.asarray(jobs[-1]["test_loss"],
+                                                                       dtype=jobs[-1]["dtypes"][0]))
+    return assemble(cfg, jobs, log_every)
 
 
 def _finite_or_none(a):
