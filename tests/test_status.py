@@ -119,8 +119,8 @@ def test_render_overview_per_chapter_then_a_dropdown_ledger_per_chapter(book):
                      "passed, and its control failed"]]
     assert alpha == [[_b("pass"), _link("alpha", "aa.one") + " claim aa.one", "\\> 0", "1", "none", "—", "—", "—",
                       "passed, and its control failed"],
-                     [_b("fail", "FAIL: fail"), _link("alpha", "aa.two") + " claim aa.two", "\\> 0", "c: 0.5", "none", "—",
-                      "—", "—", "failed: fail"]]
+                     [_b("fail", "FAIL: fail"), _link("alpha", "aa.two") + " claim aa.two", "\\> 0", "c: 0.5",
+                      "none", "—", "—", "—", "failed: fail"]]
     assert orphan == [[_b("pass"), "`zz.orphan` claim zz.orphan", "\\> 0", "1", "none", "—", "—", "—",
                        "passed, and its control failed"]]
     assert ("- **`fast` scale: 2 of 3 claims hold**, 0 do not reproduce (said in their chapters), 0 not run here "
@@ -137,7 +137,8 @@ def test_render_both_scales_of_one_claim_side_by_side(book):
     page = status.render([fast, full], status.toc_chapters(book))
     (overview, alpha), _ = _tables(page)
     assert overview[1][1:] == ["1", "1 of 1 held, 30 s", "0 of 1 held, 1 not reproduced, 900 s"]
-    assert alpha == [["fast: " + _b("pass") + "; full: " + _b("not reproduced"), _link("alpha", "aa.one") + " claim aa.one", "\\> 0",
+    assert alpha == [["fast: " + _b("pass") + "; full: " + _b("not reproduced"),
+                      _link("alpha", "aa.one") + " claim aa.one", "\\> 0",
                       "0.5", "0.75", "none", "—", "—", "—", "passed, and its control failed"]]
     assert "not run in this build" not in page
 
