@@ -80,9 +80,10 @@ lint: install
 # Tests marked `slow` run a chapter's experiment end to end and assert its claims' rules: `make notebooks` runs the
 # same experiments and checks in the chapters themselves, so `make unit` leaves them out (run them with
 # `.venv/bin/python -m pytest tests -m slow`).
+# Two workers (pytest-xdist): the planted bugs retrain small models, and the machine has 2 cores.
 unit: install
 	rm -rf $(NEURIPS24_MUTANTS_DIR)
-	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/lab -m "not slow"
+	$(BIN)/python -m pytest tests -q --ignore=tests/browser --ignore=tests/lab -m "not slow" -n 2
 
 # Planted bugs (tests/mutants, also part of `make unit`): each must make one of its chapter's claims fail. Their
 # records make the book's page "How the claims are tested".
