@@ -85,7 +85,10 @@ def test_any_target_right(monkeypatch, trained, base):
                   "(any instead of all)", run_small(trained), base)
 
 
-def test_peakiness_threshold_typo(monkeypatch, trained, base):
-    monkeypatch.setattr(train, "peakiness", lambda scores, lengths: metrics.peakiness(scores, lengths, threshold=0.05))
-    assert_caught(CHAPTER, "peakiness_threshold", "peakiness counts attention entries above 0.05 instead of 0.5 (a "
-                  "typo in the threshold)", run_small(trained), base)
+def test_accuracy_without_the_mask(monkeypatch, trained, base):
+    def unmasked(logits, seqs):
+        return ~(logits.argmax(-1) != seqs[..., 1:]).any(dim=-1)
+
+    monkeypatch.setattr(train, "sequence_correct", unmasked)
+    assert_caught(CHAPTER, "accuracy_without_mask", "the accuracy forgets the CoT mask and scores every position, "
+                  "the random inputs included", run_small(trained), base)
