@@ -6,13 +6,14 @@ frequency counts) and its checks.
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from neurips24 import assets
 from neurips24.assets import tinyvlm, tinyvlm_data
 from neurips24.vlm_classification import evaluation, experiment, reproduction
 
-from .harness import assert_caught, outcomes
+from .harness import assert_caught, caught_by, outcomes
 
 CHAPTER = "vlm_classification"
 SEEDS = (0, 1, 2)
@@ -63,17 +64,26 @@ def test_always_four_responder(monkeypatch, small, base):
                   "head class)", outcomes(run_small(small)), base)
 
 
-def test_class_counts_from_another_stream(monkeypatch, small, base):
+def test_class_counts_off_by_one(monkeypatch, small, base):
+    _, freq, _ = small
+    shifted = (np.roll(freq[0], 1), np.roll(freq[1], 1))      # the count of 'one' filed under class zero, ...
+    assert_caught(CHAPTER, "counts_off_by_one", "the class frequencies are filed one class off (name index vs "
+                  "class index)", outcomes(run_small(small, shifted)), base)
+
+
+def test_class_counts_from_another_stream_is_a_known_blind_spot(monkeypatch, small, base):
+    """Counting the balanced projector's stream instead of the captions projector's is not caught: both streams
+    share the Zipf captions, so the counts rank the classes the same way. The chapter counts exactly the examples
+    each projector saw (tinyvlm_data.seen_examples, unit-tested); if a claim starts to catch this, say so."""
     _, _, tok = small
 
-    def other_stream(meta, y):           # the balanced projector's examples counted for both projectors
+    def other_stream(meta, y):
         return tinyvlm_data.legacy_training_examples(tinyvlm_data.LEGACY_STREAM_STEPS * 8, y, "balanced")[
             :int(meta["examples"])]
 
     monkeypatch.setattr(tinyvlm_data, "seen_examples", other_stream)
     freq = (experiment.class_frequency(tok, "captions"), experiment.class_frequency(tok, "balanced"))
-    assert_caught(CHAPTER, "counts_other_stream", "class frequencies counted in the balanced projector's stream "
-                  "instead of the captions projector's", outcomes(run_small(small, freq)), base)
+    assert caught_by(outcomes(run_small(small, freq)), base) == []
 
 
 def test_probe_tested_on_its_training_digits(monkeypatch, small, base):
