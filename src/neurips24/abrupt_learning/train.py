@@ -123,3 +123,58 @@ def train(cfg: Config, checkpoint_steps=(), log_path=None, time_limit_s: float |
 
 def config_dict(cfg: Config) -> dict:
     return asdict(cfg)
+
+
+DROP = 0.8     # the search's drop: the first logged step with held-out masked MSE < DROP * Var(X_ij)
+
+
+def first_drop(log, var: float):
+    """The first logged step > 0 whose held-out masked MSE is below ``DROP * var`` (None if there is none)."""
+    return next((r["step"] for r in log if r["step"] > 0 and r["masked"] < DROP * var), None)
+
+
+def search_run(config: dict, seed: int) -> dict:
+    """One configuration of the abrupt-learning search (``scripts/abrupt_learning_search.py``): a sweep job.
+
+    A module-level job for :func:`neurips24.sweep.run_sweep` (``fn(config, seed) -> JSON data``).
+
+    Parameters
+    ----------
+    config : :class:`Config` fields except ``seed`` (JSON values), plus optional ``time`` (seconds of training
+        before it stops, default 1200), ``ckpt_every`` (keep a checkpoint every so many steps in
+        /tmp/abrupt_learning_ckpts/<name>/, default 0: none) and ``name`` (the run's name, default 'run').
+    seed : int >= 0, ``Config.seed`` (the network, the training batches and the held-out batch).
+
+    Returns
+    -------
+    dict: 'log' (the training log of :func:`train`, stopped once the masked MSE falls below 0.25·Var(X_ij)) and
+    'summary' (name, config, var, drop_step, last_step, final_masked, final_observed, min_masked, seconds:
+    the line ``search/summary.jsonl`` gets).
+
+    Raises
+    ------
+    TypeError for an unknown configuration field; ValueError for a bad value (see :meth:`Config.validate`).
+    """
+    kv = dict(config)
+    name = str(kv.pop("name", "run"))
+    limit = float(kv.pop("time", 1200))
+    every = int(kv.pop("ckpt_every", 0))
+    if "seed" in kv:
+        raise ValueError("config must not hold 'seed': the job's seed argument is Config.seed")
+    cfg = Config(**kv, seed=int(seed))
+    ckpts = range(0, cfg.steps + 1, every) if every else ()
+    _, log, states = train(cfg, checkpoint_steps=ckpts, time_limit_s=limit, stop_when_masked_below=0.25)
+    if states:
+        from pathlib import Path
+
+        from .experiment import save_checkpoint
+
+        scratch = Path("/tmp/abrupt_learning_ckpts") / name
+        scratch.mkdir(parents=True, exist_ok=True)
+        for step, state in states.items():
+            save_checkpoint(scratch / f"ckpt_{step}.npz", cfg, step, state)
+    var = entry_variance(cfg.r)
+    summary = dict(name=name, config=config_dict(cfg), var=var, drop_step=first_drop(log, var),
+                   last_step=log[-1]["step"], final_masked=log[-1]["masked"], final_observed=log[-1]["observed"],
+                   min_masked=min(r["masked"] for r in log), seconds=log[-1]["seconds"])
+    return {"log": log, "summary": summary}
