@@ -40,3 +40,17 @@ def test_a_chapter_runs_at_full_scale_and_its_records_are_written_with_their_pro
 def test_a_missing_chapter_is_refused(tmp_path):
     with pytest.raises(ValueError, match="no chapter notebook"):
         fullscale.run_chapter({"chapter": "nope", "root": str(tmp_path)}, 0)
+
+
+def test_make_full_runs_the_module_as_main(tmp_path):
+    """``make full`` runs ``python -m neurips24.fullscale``: the job must be named by its importable module, not
+    __main__ (a missing chapter is then reported as a failed job, exit status 1, and no record is written)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "neurips24.fullscale", "no_such_chapter", "--scheduler", "serial",
+                          "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "full")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1, out.stderr
+    assert "no chapter notebook" in out.stdout + out.stderr and "module-level function" not in out.stderr
+    assert not (tmp_path / "full").exists()

@@ -118,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     sweep.add_arguments(parser)
     args = parser.parse_args(argv)
     command = "make full CHAPTERS=\"" + " ".join(args.chapters) + "\""
-    res = sweep.run_sweep(run_chapter, [{"chapter": c} for c in args.chapters], [args.seed_offset],
-                          cache_dir=args.cache, scheduler=args.scheduler, n_workers=args.workers)
+    # by name: under ``python -m neurips24.fullscale`` (make full) this module is __main__, which workers cannot import
+    res = sweep.run_sweep("neurips24.fullscale:run_chapter", [{"chapter": c} for c in args.chapters],
+                          [args.seed_offset], cache_dir=args.cache, scheduler=args.scheduler, n_workers=args.workers)
     status = 0
     for job, result in res.results.items():
         path = write_records(job.config["chapter"], result, args.out, command)
