@@ -54,8 +54,8 @@ def test_setup_in_colab_installs_the_pinned_package_with_its_extras_and_cupy_onl
     assert package[:5] == smollm2[:5] == [sys.executable, "-m", "pip", "install", "-q"]
     packages = package[5:]
     # pinned to the release tag of this version of the package, from the repository _config.yml names, with every
-    # extra a chapter reads from (all but the build, test, GPU and JupyterLab ones)
-    extras = sorted(set(EXTRAS) - {"book", "test", "gpu", "lab"})
+    # extra a chapter reads from (all but the build, test, GPU, JupyterLab and sweep-runner ones)
+    extras = sorted(set(EXTRAS) - {"book", "test", "gpu", "lab", "sweep"})
     name, url = packages[0].split(" @ ")
     assert url == f"git+{REPO_URL}@v{neurips24.__version__}"
     assert name.startswith("neurips24[") and sorted(name[10:-1].split(",")) == extras

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .. import seeding
 from .forget_sets import check_forget_set
 from .stack import Objective, check_data, logits, take, train_stack
 
@@ -148,7 +149,8 @@ def _rows(phase: Phase, done: np.ndarray, y: np.ndarray, n_classes: int, rng, hy
                 max_steps=2 * int(h["msteps"]), temperature=h["temperature"])
 
 
-def run_jobs(original: dict, x, y, jobs, *, n_classes: int = 10, seed: int = 0, hyper: dict | None = None) -> dict:
+def run_jobs(original: dict, x, y, jobs, *, n_classes: int = 10, seed: int | None = None,
+             hyper: dict | None = None) -> dict:
     """Unlearn: run every job from a copy of the original model, all jobs in one stacked program.
 
     Parameters
@@ -156,7 +158,7 @@ def run_jobs(original: dict, x, y, jobs, *, n_classes: int = 10, seed: int = 0, 
     original : stacked parameters holding one model (the model trained on the whole training set).
     x : (n, d) training inputs; y : (n,) training labels.
     jobs : list of :class:`Job` (built with :func:`make_job`), all with the same total number of steps.
-    seed : draws the random labels of RL.
+    seed : draws the random labels of RL (default ``neurips24.seed(0)``: the seed offset applies).
     hyper : hyper-parameters per algorithm (default :data:`HYPER`); each must be finite.
 
     Returns
@@ -179,7 +181,7 @@ def run_jobs(original: dict, x, y, jobs, *, n_classes: int = 10, seed: int = 0, 
         if job.forget.max() >= n:
             raise ValueError(f"job {job.label!r} forgets index {job.forget.max()}, but there are only n = {n} "
                              f"training points: build its jobs with make_job(..., n={n})")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seeding.seed(0) if seed is None else seed)
     plans = []                                   # per job: list of (start step, rows)
     for job in jobs:
         done, start, plan = np.zeros(n, dtype=bool), 0, []
