@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import subprocess
 import tempfile
 import time
@@ -23,6 +24,7 @@ from . import sweep
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL_DIR = "full"
+_ANSI = r"\x1b\[[0-9;]*m"      # the colour codes of an IPython traceback
 
 
 def run_chapter(config: Mapping, seed: int) -> dict:
@@ -56,7 +58,7 @@ def run_chapter(config: Mapping, seed: int) -> dict:
                            resources={"metadata": {"path": str(path.parent)}}).execute()
             error = None
         except Exception as err:   # a failing cell: keep what was recorded before it
-            error = f"{type(err).__name__}: {str(err)[-2000:]}"
+            error = f"{type(err).__name__}: {re.sub(_ANSI, '', str(err))[-2000:]}"   # no terminal colours
         finally:
             for k, v in saved.items():
                 if v is None:
