@@ -47,8 +47,8 @@ def plot_over_fractional_vs_k(sweep, kinds=KINDS):
             ratio = [np.mean([r.cost / r.frac_cost for r in sweep.select(kind, n, "capped", k, "crowded")])
                      for k in ks]
             mode = np.mean([r.cost / r.frac_cost for r in sweep.select(kind, n, "mode", 1)])
-            ax.plot(np.array(ks) / n, ratio, marker=markers[kind], color=f"C{i}", alpha=0.4 + 0.15 * np.log2(n),
-                    label=kind if n == sweep.config["n_values"][0] else None)
+            ax.plot(np.array(ks) / n, ratio, marker=markers[kind], color=f"C{i}",
+                    alpha=min(1.0, 0.4 + 0.15 * np.log2(n)), label=kind if n == sweep.config["n_values"][0] else None)
             ax.plot([1 / n], [mode], marker=markers[kind], color=f"C{i}", ls="none", alpha=0.5)
     ax.axhline(2, color="black", ls=":", label="factor 2")
     ax.set_xscale("log", base=2)
