@@ -53,15 +53,14 @@ def test_checks_pass_when_the_claims_hold_and_fail_when_they_do_not(tmp_path, mo
     monkeypatch.setenv("NEURIPS24_CLAIMS_DIR", str(tmp_path))
     real, toy = _fake(impact_gain=0.4, tail_gain=0.1)
     for claim_id, kwargs in checks(real, toy).items():
-        if claim_id in ("cherryq.cherries_vs_rtn", "cherryq.impact_vs_activation"):   # not reproduced: strict
+        if claim_id in ("cherryq.cherries_vs_rtn", "cherryq.impact_vs_activation",
+                        "cherryq.cherryq_vs_qat"):                   # not reproduced: strict
             assert claims.outcome(claim_id, **kwargs) == "unexpected pass"
             continue
         claims.check(claim_id, **kwargs)                              # none raises
     real, toy = _fake(impact_gain=-0.2, tail_gain=-0.1)              # impact cherries worse than the baselines
     kw = checks(real, toy)
-    for claim_id in ("cherryq.cherryq_vs_qat",):
-        with pytest.raises(AssertionError, match="did not reproduce"):
-            claims.check(claim_id, **kw[claim_id])
+    assert claims.outcome("cherryq.cherryq_vs_qat", **kw["cherryq.cherryq_vs_qat"]) == "not reproduced"
 
 
 def test_cherryq_vs_qat_fails_without_training(tmp_path, monkeypatch):
@@ -73,4 +72,4 @@ def test_cherryq_vs_qat_fails_without_training(tmp_path, monkeypatch):
             real.tail[(m, s)] = real.tail[(m, "PTQ")]                    # zero steps: the start, unchanged
     kw = checks(real)["cherryq.cherryq_vs_qat"]
     assert kw["measured"]["95% high"] < 1                             # the ratio alone would pass
-    assert claims.outcome("cherryq.cherryq_vs_qat", **kw) == "fail"
+    assert claims.outcome("cherryq.cherryq_vs_qat", **kw) == "not reproduced"   # the rule does not hold
