@@ -15,7 +15,7 @@ import argparse
 import html
 from pathlib import Path
 
-from .slides import _fix_src, _section_by_heading, _text
+from .slides import _fix_links, _fix_src, _section_by_heading, _text
 
 N_EQUATIONS = 3
 STYLE = """
@@ -92,6 +92,8 @@ def handout(page_html: str, question: str = "", prepare: str = "", stem: str = "
         raise ValueError("page_html: not a chapter page (no article with a title)")
     for link in article.select("a.headerlink"):
         link.decompose()
+    if stem:
+        _fix_links(article, stem)
     title = _text(article.find("h1"))
     parts = [f"<h1>{html.escape(title)}</h1>"]
     if question:

@@ -64,7 +64,18 @@ def _fix_src(node, depth_prefix: str = "../notebooks/") -> None:
             img["src"] = depth_prefix + src
 
 
-def deck_sections(page_html: str) -> tuple[str, list[str]]:
+def _fix_links(node, stem: str) -> None:
+    """Links of the chapter's page made to work from a deck or a handout (one folder deep, beside notebooks/):
+    an in-page anchor points at the chapter's page, a sibling page at ``../notebooks/``."""
+    for a in node.find_all("a", href=True):
+        href = a["href"]
+        if href.startswith("#"):
+            a["href"] = f"../notebooks/{stem}.html{href}"
+        elif not href.startswith(("http:", "https:", "mailto:", "/", "../", "data:")):
+            a["href"] = "../notebooks/" + href
+
+
+def deck_sections(page_html: str, stem: str = "") -> tuple[str, list[str]]:
     """The deck's title and its ``<section>`` elements (HTML strings) from a chapter's built page.
 
     Raises
@@ -79,6 +90,8 @@ def deck_sections(page_html: str) -> tuple[str, list[str]]:
         raise ValueError("page_html: not a chapter page (no article with a title)")
     for link in article.select("a.headerlink"):   # the page's '#' anchors mean nothing on a slide
         link.decompose()
+    if stem:
+        _fix_links(article, stem)
     h1 = article.find("h1")
     title = _text(h1).rstrip("#¶ ").strip()
     sections = []
@@ -157,7 +170,7 @@ def write_decks(site: Path, stems: list[str] | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for page in pages:
-        title, sections = deck_sections(page.read_text(encoding="utf-8"))
+        title, sections = deck_sections(page.read_text(encoding="utf-8"), page.stem)
         path = out / f"{page.stem}.html"
         path.write_text(render_deck(title, sections), encoding="utf-8")
         written.append(path)

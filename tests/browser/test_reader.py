@@ -15,7 +15,7 @@ import pytest
 SITE = Path(os.environ["NEURIPS24_SITE"])
 SCREENSHOTS = Path(os.environ.get("NEURIPS24_SCREENSHOTS", "_build/screenshots"))
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html")
-               if not p.relative_to(SITE).parts[0].startswith(("_", ".", "slides"))
+               if not p.relative_to(SITE).parts[0].startswith(("_", ".", "slides", "handouts"))
                and p.name not in ("search.html", "genindex.html"))
 CHAPTERS = [p for p in PAGES if p.startswith("notebooks/")]
 WIDTHS = {"phone": (390, 844), "desktop": (1400, 900)}

@@ -13,7 +13,7 @@ SITE = Path(os.environ["NEURIPS24_SITE"])
 SCREENSHOTS = Path(os.environ.get("NEURIPS24_SCREENSHOTS", "_build/screenshots"))
 # Every HTML page of the site (theme assets and sources left out)
 PAGES = sorted(p.relative_to(SITE).as_posix() for p in SITE.rglob("*.html")
-               if not p.relative_to(SITE).parts[0].startswith(("_", ".", "slides")))
+               if not p.relative_to(SITE).parts[0].startswith(("_", ".", "slides", "handouts")))
 pytestmark = pytest.mark.enable_socket   # the local server; Chromium's requests elsewhere are refused
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{")
 
