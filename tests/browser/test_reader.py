@@ -25,9 +25,7 @@ PIPE_TABLE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\(frac|mathrm|mathbb|sigma|sum|int)\b|\^\{|_\{")
 MYST_LEAK = re.compile(r"\{(eq|ref|numref|doc|cite:[tp]|glue|math)\}|\beqs?\. ?\(?[a-z][a-z0-9]*(-[a-z0-9]+)+\)?")
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])/(root|home|tmp|Users|private|var|opt|work|usr|mnt|srv)/\S*")
-# words of how the book was made, not of what it shows (a reader has no brief, prototype or search tools)
-PROCESS_WORD = re.compile(r"\bissues?\b|\bthe brief\b|\bprototype\b|\b(equations|tables?) not read\b|"
-                          r"\bsearch tools\b", re.I)
+PROCESS_WORD = re.compile(r"\bissues?\b", re.I)
 
 # What a reader reads in the article: the main text with code, scripts and typeset math left out (the theme's
 # header, sidebars and footer are not part of it); and each output's text.

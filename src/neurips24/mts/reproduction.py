@@ -52,7 +52,7 @@ def cap_and_service(sweep: Sweep) -> dict:
         per_seed=_per_seed(sweep, "capped", None, lambda r: max(r.cap_excess, r.service_excess)),
         control={"name": "one agent at the fractional mode (k = 1, the same cap 2p)", "measured": control},
         paper="the rounding keeps at most twice the fractional mass on every point, so service costs at most 2x",
-        paper_source="abstract (the factor 2); the book's eq. (mts-cap)")
+        paper_source="abstract (the factor 2); the cap is the chapter's capped rounding")
 
 
 def factor_two(sweep: Sweep, values: dict) -> dict:
