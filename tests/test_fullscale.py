@@ -54,3 +54,10 @@ def test_make_full_runs_the_module_as_main(tmp_path):
     assert out.returncode == 1, out.stderr
     assert "no chapter notebook" in out.stdout + out.stderr and "module-level function" not in out.stderr
     assert not (tmp_path / "full").exists()
+
+
+def test_a_full_run_that_stopped_says_where():
+    assert status._stopped({"error": None}) == ""
+    text = status._stopped({"error": "Traceback ...\nAssertionError: claim 'x' now holds | here"})
+    assert text.startswith(" The run stopped after these records: AssertionError: claim 'x' now holds")
+    assert "\\|" in text and "\n" not in text   # a table cell's pipe is escaped, one line only

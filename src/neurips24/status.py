@@ -183,6 +183,14 @@ def build_info(root: Path) -> tuple[str, str]:
     return __version__, commit
 
 
+def _stopped(meta: dict) -> str:
+    """' The run stopped ...' when a full-scale run ended at an error or a time limit (its last line), else ''."""
+    error = str(meta.get("error") or "").strip()
+    if not error:
+        return ""
+    return f" The run stopped after these records: {_cell(error.splitlines()[-1][:240])}"
+
+
 def _scale_summary(recs: list[dict]) -> str:
     """'3 of 4 held, 1 not reproduced, 1 not run here, 41 s' for one chapter's records at one scale; '—' for
     none."""
@@ -290,7 +298,7 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
         meta = (full_meta or {}).get(Path(doc).name) if doc else None
         full_line = ([f"Full-scale record: {_cell(meta['date_utc'])} UTC on {_cell(meta['machine'])} (GPU: "
                       f"{_cell(meta['gpu'])}), commit `{_cell(meta['commit'])}`, {meta['wall_s']:.0f} s, made by "
-                      f"`{_cell(meta['command'])}`.", ""] if meta else [])
+                      f"`{_cell(meta['command'])}`." + _stopped(meta), ""] if meta else [])
         lines += [f":::{{dropdown}} {title}: {held} of {len(by_claim)} held",
                   ":class-container: status-chapter", "",
                   f"Chapter: {chapter}.", "", *full_line,
