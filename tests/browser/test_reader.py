@@ -25,7 +25,9 @@ PIPE_TABLE = re.compile(r"\|\s*:?-{3,}:?\s*\|")
 RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\(frac|mathrm|mathbb|sigma|sum|int)\b|\^\{|_\{")
 MYST_LEAK = re.compile(r"\{(eq|ref|numref|doc|cite:[tp]|glue|math)\}|\beqs?\. ?\(?[a-z][a-z0-9]*(-[a-z0-9]+)+\)?")
 ABSOLUTE_PATH = re.compile(r"(?<![\w.:/])/(root|home|tmp|Users|private|var|opt|work|usr|mnt|srv)/\S*")
-PROCESS_WORD = re.compile(r"\bissues?\b", re.I)
+# the same list as tests/test_book_voice.py, which checks the sources without a browser
+PROCESS_WORD = re.compile(r"\bissues?\b|\bthe brief\b|\bresearch brief|\bbrief's\b|\bprototype|\bnot (?:be )?read\b"
+                          r"|\bcould not read\b|\bsearch tools\b|\blow-trust\b", re.I)
 
 # What a reader reads in the article: the main text with code, scripts and typeset math left out (the theme's
 # header, sidebars and footer are not part of it); and each output's text.

@@ -65,7 +65,7 @@ CONFIG = {
 }
 
 # LLaMA2-7B perplexity, C4 / WikiText-2 at sequence length 2048, from the official repository's README
-# (github.com/wangitu/CherryQ), as recorded in this book's research brief; FP16 baseline 6.97 / 5.47.
+# (github.com/wangitu/CherryQ); FP16 baseline 6.97 / 5.47.
 PAPER_LLAMA2_7B = {
     "FP16": {"3-bit g128": (6.97, 5.47), "3-bit g64": (6.97, 5.47), "4-bit g128": (6.97, 5.47)},
     "QAT": {"3-bit g128": (9.25, 6.90), "3-bit g64": (8.74, 7.13), "4-bit g128": (7.29, 5.81)},

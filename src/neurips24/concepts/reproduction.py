@@ -18,7 +18,7 @@ from .. import claims
 from ..assets.shapes import ATTRIBUTES
 from . import metrics
 
-GROUNDED_BAR = 0.3      # the brief's margin over the baseline for "grounded"
+GROUNDED_BAR = 0.3      # the book's margin over the baseline for "grounded"
 RECON_TOLERANCE = 1.05  # Semi-NMF's held-out error within 5 % of scikit-learn's solver of the same objective
 POSITIONS = tuple(ATTRIBUTES["position"])
 

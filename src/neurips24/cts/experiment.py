@@ -42,8 +42,8 @@ PAPER_SETUP = {
 }
 
 # Fig. 1b of the paper: final mean regret at T = 10^4 over 150 runs, read off the log-scale figure
-# ``finalmeanregret.png`` of the authors' repository (github.com/RaymZhang/CTS-Mismatched-Paradox), as recorded
-# in this book's research brief; approximate (about ±10 % from reading a log axis).
+# ``finalmeanregret.png`` of the authors' repository (github.com/RaymZhang/CTS-Mismatched-Paradox);
+# approximate (about ±10 % from reading a log axis).
 PAPER_FIG_B = {
     5: {"B-CTS-Jeffreys": 13, "B-CTS-Uniform": 9, "ESCB": 115, "BG-CTS": 65},
     25: {"B-CTS-Jeffreys": 900, "B-CTS-Uniform": 4.2e3, "ESCB": 90, "BG-CTS": 210},

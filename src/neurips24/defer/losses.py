@@ -18,7 +18,7 @@ factor). With s = softmax(h) (torch computes it in log space):
 
 with Ψ = −log (``q=None``) or Ψ_q(t) = (1 − t^q)/q, q ∈ (0, 1]. The three baselines were checked against the
 code of github.com/clinicalml/human_ai_deferral (``baselines/lce_surrogate.py``, ``baselines/one_v_all.py``,
-``methods/realizable_surrogate.py``). The RL2D and L_general formulas could not be read in the paper's text; they
+``methods/realizable_surrogate.py``). The RL2D and L_general formulas are not compared with the paper's text; they
 are the book's reconstruction from the paper's abstract, its Table 2 (which lists the four baselines) and the two
 special cases it names (Ψ = −log recovers L_RS; Ψ_q with q = 0.7 and q = 1 are the curves of its Fig. 1).
 """

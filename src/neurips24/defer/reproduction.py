@@ -23,7 +23,7 @@ DIGITS_TRIED = (
     "full-batch Adam at lr 0.1 (the baselines' code: Adam, lr 0.1): 400 steps (the chapter) and 2000 steps, about "
     "the 1000 epochs of batches of 1000 of the baselines' code (scripts/defer_digits_long.py), 3 seeds; and "
     "q = 1 at lr 0.02 for 3000 steps (exercise 2). At 2000 steps q = 1 still defers every point on both sets "
-    "(coverage 0) and q = 0.7 on the MLP. The paper's own optimiser and epochs could not be read.")
+    "(coverage 0) and q = 0.7 on the MLP. The paper's own optimiser and epochs are not known here.")
 
 
 def _r(x: float, digits: int = 4) -> float:
@@ -87,7 +87,7 @@ def psi1_plateau(dig: Sweep) -> dict:
         per_seed=_seeds(dev, dig.seeds), interval=t_interval(dev),
         control={"name": "the Ψ = −log member (L_RS), its Ψ_1 value on the same points",
                  "measured": {"largest deviation": _r(ctrl.max()), "mean": _r(ctrl.mean())}},
-        paper="Ψ_q bounded: the plateau loss is c̄ / q (book's derivation; the paper's optimiser not read)",
+        paper="Ψ_q bounded: the plateau loss is c̄ / q (book's derivation; the paper's optimiser not known here)",
         paper_source="book's derivation, experiment B")
 
 

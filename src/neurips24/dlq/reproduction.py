@@ -116,5 +116,5 @@ def checks(det, rec, sc) -> dict:
     """Every claim of the chapter, by claim id (see the three functions above)."""
     cfg_d = ", ".join(map(str, sc.d_values))
     tried = (f"online SGD of m = 256 ReLU neurons, batch 16, η = 2/d, horizon 40 d steps, d = {cfg_d}, "
-             f"{len(sc.seeds)} seeds; the paper's d values, width, batch and step size could not be read")
+             f"{len(sc.seeds)} seeds; the paper's d values, width, batch and step size are not known here")
     return {**query_checks(det), **recovery_checks(rec), **scaling_checks(sc, tried)}

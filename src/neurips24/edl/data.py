@@ -15,7 +15,7 @@ import numpy as np
 
 from ..checks import check_count
 
-# The prototype of the book's research brief: three overlapping classes (the aleatoric part is visible).
+# Three overlapping classes (the aleatoric part is visible).
 PROTOTYPE_MEANS = ((0.0, 2.0), (1.7, -1.0), (-1.7, -1.0))
 PROTOTYPE_SIGMA = 1.0
 # The toy data in the authors' code (``toy_data_processing``): well separated, σ = 0.5.

@@ -198,7 +198,7 @@ def run_gaussian(scale: str, mixture: GaussianMixture | None = None, overrides: 
 
     Parameters
     ----------
-    scale : 'fast' or 'full'.   mixture : the data (default: :class:`GaussianMixture`'s prototype).
+    scale : 'fast' or 'full'.   mixture : the data (default: :class:`GaussianMixture`'s defaults).
     overrides : entries replacing ``CONFIG[scale]['gaussian']`` (e.g. ``{"M": 4, "steps": 500}``).
     reuse : an earlier run of the same configuration; the parts not in ``retrain`` are taken from it (e.g.
         ``retrain=("boot", "distill")`` retrains only the ensemble and its student, as exercise 4 does).

@@ -129,7 +129,7 @@ def boot_level(g: GaussianRun) -> dict:
         control={"name": f"the same ratio at N = {N_LARGE:,}",
                  "measured": {"smallest": _r(ctrl.min()), "largest": _r(ctrl.max())}},
         paper="at small N all methods' MI are of one size; the bootstrap's then falls (Fig. 1)",
-        paper_source="Fig. 1(a); the book's prototype (EDL .0750, bootstrap .0828 at N = 100)")
+        paper_source="Fig. 1(a)")
 
 
 def distill_vanishes(g: GaussianRun) -> dict:

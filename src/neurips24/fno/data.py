@@ -55,7 +55,7 @@ def advection_dataset(n_samples: int, n_grid: int = 64, beta: float = 0.4, t_fin
 
     The initial condition is a sum of ``n_waves`` sines, u₀(x) = Σ_i A_i sin(2π k_i x + φ_i) with
     k_i uniform on {1, ..., k_max}, A_i ~ U(0, 1), φ_i ~ U(0, 2π) (a PDEBench-style advection set; the
-    paper's own data generator was not read). Both fields are scaled by the same factor so that u₀ has unit
+    paper's own data generator is not known here). Both fields are scaled by the same factor so that u₀ has unit
     mean square. Random numbers: ``numpy.random.default_rng(seed)``.
 
     Parameters

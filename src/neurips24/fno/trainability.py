@@ -2,7 +2,7 @@
 
 The grid (``GRID["full"]``) is σ² ∈ {0.5, 1, 1.5, 2, 2.5, 3, 4} × depth L ∈ {4, 8, 16, 32} × 4 seeds, on 1-D
 linear advection generated in code (``data.advection_dataset``). σ² = 1, 1.5, ..., 3 is the paper's training
-grid (low-trust figure captions); σ² = 0.5 and 4 are the far phases (the ends of the paper's σ² range), the
+grid (its figure captions); σ² = 0.5 and 4 are the far phases (the ends of the paper's σ² range), the
 controls. Every network is a ``model.DeepFNO`` with the pointwise path W (σ_w² = σ_r² = σ²/2), initialised by
 eq. (fno-init) and trained with Adam (torch) on the relative L2 loss by ``train.train_fno_ensemble``.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-BETA = np.array([3.0, -2.0, 1.5, 1.0, -1.0, 0.5, 0.0, 0.0, 0.0, 0.0])   # the brief's ground truth
+BETA = np.array([3.0, -2.0, 1.5, 1.0, -1.0, 0.5, 0.0, 0.0, 0.0, 0.0])   # the ground truth
 DATASETS = ("breast_cancer", "wine", "noisy_moons", "logistic")
 
 

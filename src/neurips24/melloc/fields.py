@@ -1,7 +1,7 @@
 """Benchmark fields generated in code: three PDE solutions, a turbulence-like spectrum and white noise.
 
-Every field is an (n, n) array stored as ``280 + 30 · v / max|v|`` (a temperature-like range, as in the
-research brief's miniature), in float32 or float64. The PDE fields are exact solutions of the *discrete*
+Every field is an (n, n) array stored as ``280 + 30 · v / max|v|`` (a temperature-like
+range), in float32 or float64. The PDE fields are exact solutions of the *discrete*
 5-point Laplacian problems with zero Dirichlet boundary, computed by DST-I (``scipy.fft``):
 
 - ``poisson`` (elliptic): −Δ₅ v = g with ``n_sources`` Gaussian sources;

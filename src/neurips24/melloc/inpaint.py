@@ -1,4 +1,4 @@
-"""Inpainting of masked cells before the residual (issue 15: "inpaint masked cells before the residual").
+"""Inpainting of masked cells before the residual.
 
 Cells the exact integer map cannot hold (NaN, ±inf, −0.0, values too fine for the block's scale) are
 *exceptions*: their raw bits are stored aside and restored bit for bit after decoding, so the integer value the

@@ -15,7 +15,7 @@ the magnitude it was trained on.
 Training (torch): :func:`train_fusion` minimises the paper's unsupervised fusion loss (Eq. 2, L1 to every
 source) plus the gradient term of CDDFuse/IFCNN-style losses, ‖ |∇I_F| − max_m |∇x_m| ‖₁ — without it Eq. 2
 alone is minimised by the average of the sources. No ground truth is used. :func:`train_reconstruction` trains
-the same network as a plain auto-encoder, D(E(x)) ≈ x, the control the book's prototype showed to point the
+the same network as a plain auto-encoder, D(E(x)) ≈ x, the control that can point the
 weights the wrong way.
 """
 from __future__ import annotations

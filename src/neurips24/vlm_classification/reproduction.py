@@ -15,7 +15,7 @@ from ..claims import bootstrap_interval, t_interval
 from .evaluation import per_class_accuracy, substring_correct
 
 LATENT_MARGIN = 10.0       # points: "the LM-hidden probe comes close to the vision probe"
-GAP_BAR = 20.0             # points: "the probe beats generation by more than 20 points" (the brief's rule)
+GAP_BAR = 20.0             # points: "the probe beats generation by more than 20 points" (the book's rule)
 BALANCED_BAR = 10.0        # points: "generation comes within 10 points of the probe"
 RHO_BAR, P_BAR = 0.5, 0.05
 
