@@ -117,3 +117,47 @@ def test_a_pipe_inside_inline_code_or_escaped_stays_in_its_cell_and_code_renders
     assert header == ["`prompt`", "end"] and rows == [["`<|im_end|>`", "a | b"]]
     page = table_html(rows, header)
     assert "<th><code>prompt</code></th>" in page and "<code>&lt;|im_end|&gt;</code>" in page and "`" not in page
+
+
+# --- pivot and collapsed tables --------------------------------------------------------------------------
+
+
+def test_pivot_makes_one_row_per_key_and_one_column_per_value():
+    recs = [{"field": "a", "dtype": "f4", "codec": "gzip", "ratio": 1.5},
+            {"field": "a", "dtype": "f4", "codec": "zstd", "ratio": 2.0},
+            {"field": "b", "dtype": "f4", "codec": "zstd", "ratio": 3.0}]
+    rows, header = tables.pivot(recs, ("field", "dtype"), "codec", "ratio")
+    assert header == ["field", "dtype", "gzip", "zstd"]
+    assert rows == [["a", "f4", 1.5, 2.0], ["b", "f4", None, 3.0]]
+    rows, header = tables.pivot(recs, "field", "codec", "ratio")
+    assert header == ["field", "gzip", "zstd"] and rows[1] == ["b", None, 3.0]
+    assert "—" in tables.table_text(rows, header)   # the missing cell
+
+
+def test_pivot_refuses_bad_records():
+    with pytest.raises(TypeError, match="records"):
+        tables.pivot("abc", "field", "codec", "ratio")
+    with pytest.raises(TypeError, match="records"):
+        tables.pivot([1, 2], "field", "codec", "ratio")
+    with pytest.raises(ValueError, match="'ratio'"):
+        tables.pivot([{"field": "a", "codec": "gzip"}], "field", "codec", "ratio")
+    twice = [{"field": "a", "codec": "gzip", "ratio": 1.0}] * 2
+    with pytest.raises(ValueError, match="two records"):
+        tables.pivot(twice, "field", "codec", "ratio")
+
+
+def test_a_collapsed_table_is_a_details_element_with_its_summary():
+    fragment = tables.table_html([[1, "x"]], ["n", "s"], collapsed="All 1 rows: `n` and s")
+    assert fragment.startswith("<details class='neurips24-table-details'><summary>All 1 rows: <code>n</code>")
+    assert fragment.endswith("</table></div></details>") and " open" not in fragment
+    assert _parse(fragment).rows == [["n", "s"], ["1", "x"]]
+    assert "<details" not in tables.table_html([[1, "x"]], ["n", "s"])
+    with pytest.raises(TypeError, match="collapsed"):
+        tables.table_html([[1]], ["n"], collapsed=True)
+    with pytest.raises(ValueError, match="collapsed"):
+        tables.table_html([[1]], ["n"], collapsed="  ")
+
+
+def test_show_table_prints_a_collapsed_table_after_its_summary(capsys):
+    tables.show_table([[1]], ["n"], collapsed="the full table")
+    assert capsys.readouterr().out.splitlines()[:2] == ["the full table", "n"]

@@ -61,7 +61,7 @@ def _html_cell(text: str) -> str:
     return "".join(out)
 
 
-def table_html(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> str:
+def table_html(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}", collapsed: str | None = None) -> str:
     """The table as an HTML fragment (a ``div.neurips24-table-wrap`` holding a ``table.neurips24-table``).
 
     Parameters
@@ -70,19 +70,29 @@ def table_html(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}")
     header : sequence of column names (str; ``$...$`` is typeset as inline math).
     caption : optional caption above the table.
     fmt : format of the cells that are non-integer numbers (default three significant digits).
+    collapsed : if given, the table is folded away in a ``details.neurips24-table-details`` element whose
+        summary (the line a reader clicks to open it) is this text; a long table then takes one line.
 
     Raises
     ------
-    TypeError if ``header`` or ``rows`` is not a sequence (a string is not); ValueError if a row's length
-    differs from the header's.
+    TypeError if ``header`` or ``rows`` is not a sequence (a string is not), or ``collapsed`` is not a str;
+    ValueError if a row's length differs from the header's, or ``collapsed`` is empty.
     """
     header, rows = _check(rows, header)
+    if collapsed is not None and not isinstance(collapsed, str):
+        raise TypeError(f"collapsed must be a str (the summary line) or None, got {type(collapsed).__name__}")
+    if collapsed is not None and not collapsed.strip():
+        raise ValueError("collapsed must be a non-empty summary line (or None for an open table)")
     head = "".join(f"<th>{_html_cell(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{_html_cell(format_cell(c, fmt))}</td>" for c in row) + "</tr>"
                    for row in rows)
     cap = f"<caption>{_html_cell(caption)}</caption>" if caption else ""
-    return (f"<div class='neurips24-table-wrap mathjax_process' style='overflow-x:auto;max-width:100%'>"
-            f"<table class='neurips24-table'>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    table = (f"<div class='neurips24-table-wrap mathjax_process' style='overflow-x:auto;max-width:100%'>"
+             f"<table class='neurips24-table'>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    if collapsed is None:
+        return table
+    return (f"<details class='neurips24-table-details'><summary>{_html_cell(collapsed)}</summary>"
+            f"{table}</details>")
 
 
 def table_text(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> str:
@@ -95,13 +105,15 @@ def table_text(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}")
     return "\n".join(([caption] if caption else []) + lines)
 
 
-def show_table(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}") -> None:
+def show_table(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}", collapsed: str | None = None) -> None:
     """Display the table: HTML in Jupyter, Colab and the book; aligned text where only text shows (a script prints it).
 
-    Same parameters and errors as :func:`table_html`.
+    Same parameters and errors as :func:`table_html`; a ``collapsed`` table's text form starts with its summary line.
     """
-    html_text, plain = table_html(rows, header, caption=caption, fmt=fmt), table_text(rows, header, caption=caption,
-                                                                                      fmt=fmt)
+    html_text = table_html(rows, header, caption=caption, fmt=fmt, collapsed=collapsed)
+    plain = table_text(rows, header, caption=caption, fmt=fmt)
+    if collapsed is not None:
+        plain = f"{collapsed}\n{plain}"
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -111,6 +123,47 @@ def show_table(rows, header, *, caption: str | None = None, fmt: str = "{:.3g}")
         display({"text/html": html_text, "text/plain": plain}, raw=True)
     else:
         print(plain)
+
+
+def pivot(records, rows, column: str, value: str) -> tuple[list[list], list[str]]:
+    """A long table made wide: one row per distinct ``rows`` key, one column per distinct ``column`` value.
+
+    For :func:`show_table`: ``show_table(*pivot(records, ("field", "dtype"), "codec", "ratio"))``.
+
+    Parameters
+    ----------
+    records : sequence of dicts (one per measurement), each holding the keys named below.
+    rows : a key (str) or a sequence of keys whose values label a row (each key becomes a leading column).
+    column : the key whose distinct values become the columns, in order of first appearance.
+    value : the key whose value fills a cell; a (row, column) pair no record has is None (shown as an em dash).
+
+    Returns
+    -------
+    (rows, header): header = [*rows keys, *column values]; rows in order of first appearance.
+
+    Raises
+    ------
+    TypeError if ``records`` is not a sequence of dicts; ValueError if a record lacks a named key, or two records
+    share a (row, column) pair (the cell would be ambiguous).
+    """
+    keys = (rows,) if isinstance(rows, str) else tuple(rows)
+    if isinstance(records, (str, bytes)) or not isinstance(records, Sequence) \
+            or not all(isinstance(r, dict) for r in records):
+        raise TypeError("records must be a sequence of dicts")
+    cells: dict[tuple, dict] = {}
+    columns: dict = {}
+    for i, rec in enumerate(records):
+        missing = [k for k in (*keys, column, value) if k not in rec]
+        if missing:
+            raise ValueError(f"records[{i}] has no key {missing[0]!r}")
+        label, col = tuple(rec[k] for k in keys), rec[column]
+        columns.setdefault(col, None)
+        row = cells.setdefault(label, {})
+        if col in row:
+            raise ValueError(f"two records for {dict(zip(keys, label, strict=True))} and {column} = {col!r}")
+        row[col] = rec[value]
+    header = [*keys, *map(str, columns)]
+    return [[*label, *(row.get(c) for c in columns)] for label, row in cells.items()], header
 
 
 def parse_pipes(text: str) -> tuple[list[list[str]], list[str]]:
