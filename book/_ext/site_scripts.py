@@ -15,6 +15,9 @@
   name Colab's badge image (for GitHub and Colab), which a reader without network would see broken. Its link
   target does not change.
 - Each chapter's header has a button that opens its slide deck (``slides/<stem>.html``, neurips24.slides).
+- A solution's hidden code cell (a cell tagged ``solution`` and ``hide-cell`` or ``hide-input``) says "Show
+  solution code" / "Hide solution code" and its summary's accessible name says so too; myst-nb writes "Show code
+  cell content" and "Toggle hidden content" for every hidden cell. (``neurips24.js`` names the other toggles.)
 - The header's Colab launch button opens the chapter's Colab copy, ``colab/<stem>.ipynb`` (as the badge does):
   sphinx-book-theme builds it from the page's own path, ``notebooks/<stem>.ipynb``, whose MyST markup Colab shows
   as raw text, and has no option to point one launcher elsewhere. Binder opens the same copy in JupyterLab
@@ -94,6 +97,20 @@ def slides_button(app, pagename, templatename, context, doctree) -> None:
                                       "text": "Slides"})
 
 
+_SOLUTION_CODE = re.compile(
+    r'(<div class="cell [^"]*\btag_solution\b[^"]*">\s*<details class="[^"]*">\s*<summary) aria-label="[^"]*">'
+    r'(\s*<p class="collapsed admonition-title">)Show code cell (?:content|source)(</p>'
+    r'\s*<p class="expanded admonition-title">)Hide code cell (?:content|source)(</p>)')
+
+
+def solution_code_label(app, pagename, templatename, context, doctree) -> None:
+    """A solution's hidden code cell reads "Show solution code" (its summary's aria-label names it too)."""
+    body = context.get("body", "")
+    if "tag_solution" in body:
+        context["body"] = _SOLUTION_CODE.sub(r'\1 aria-label="Show or hide the solution code">'
+                                             r"\2Show solution code\3Hide solution code\4", body)
+
+
 def serve_static(app, config) -> None:
     config.html_static_path.append(str(STATIC))
 
@@ -104,6 +121,7 @@ def setup(app):
     app.add_js_file("neurips24.js")
     app.connect("html-page-context", mend_scripts, priority=900)   # after myst-nb has added the page's scripts
     app.connect("html-page-context", local_badge)
+    app.connect("html-page-context", solution_code_label)
     app.connect("html-page-context", colab_launch_copy, priority=502)   # after the theme's launch buttons (501)
     app.connect("html-page-context", slides_button, priority=503)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -22,6 +22,30 @@
     });
   });
 
+  // 1b. Accessible names. The header's sidebar toggles carry only a tooltip (title); they get the name of their
+  // navbar copy ("Site navigation", "On this page"). sphinx-togglebutton names every toggle it adds "Toggle
+  // hidden content"; each gets its admonition's title instead ("Show or hide: Solution to Exercise 18.1 (...)").
+  // The toggle buttons are added by togglebutton.js on DOMContentLoaded after this file's handler: hence the
+  // timeout, which runs after every DOMContentLoaded handler.
+  function nameToggles() {
+    [".primary-toggle", ".secondary-toggle"].forEach(function (selector) {
+      var copies = document.querySelectorAll(selector);
+      var named = Array.prototype.find.call(copies, function (b) { return b.getAttribute("aria-label"); });
+      copies.forEach(function (b) {
+        if (!b.getAttribute("aria-label")) {
+          b.setAttribute("aria-label", named ? named.getAttribute("aria-label") : (b.title || "Toggle sidebar"));
+        }
+      });
+    });
+    document.querySelectorAll("button.toggle-button").forEach(function (button) {
+      var target = document.getElementById(button.dataset.target || "");
+      var title = target ? target.querySelector(".admonition-title") : null;
+      var text = title ? title.textContent.replace(/\s+/g, " ").trim() : "";
+      button.setAttribute("aria-label", text ? "Show or hide: " + text : "Show or hide the hidden content");
+    });
+  }
+  ready(function () { setTimeout(nameToggles, 0); });
+
   // 2. Solution titles. sphinx-togglebutton 0.4 makes an admonition's whole title toggle it, but its handler
   // only knows clicks on the title itself, its button or the button's icon; a click on anything else in the
   // title (the link to the exercise that sphinx-exercise puts in a solution's title, a formula) reads an

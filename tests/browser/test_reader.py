@@ -167,6 +167,33 @@ def test_solution_titles_open_their_solution_without_error(browser_context, site
         page.close()
 
 
+# Every toggle a reader (or a screen reader) meets: its accessible name from aria-label (book/_static/neurips24.js
+# names the header's sidebar toggles and each togglebutton after its admonition's title).
+TOGGLE_NAMES = """() => [...document.querySelectorAll(
+    '.primary-toggle, .secondary-toggle, .theme-switch-button, button.toggle-button, .cell.tag_solution summary')]
+  .map(b => ({cls: b.className, label: (b.getAttribute('aria-label') || '').trim(), text: b.innerText.trim()}))"""
+
+
+@pytest.mark.parametrize("path", [p for p in CHAPTERS if "melloc" in p or "learning_to_defer" in p] or CHAPTERS[:1])
+def test_toggles_have_accessible_names(browser_context, site_url, path):
+    page = _open(browser_context, site_url, path, WIDTHS["phone"])
+    try:
+        page.wait_for_timeout(300)
+        toggles = page.evaluate(TOGGLE_NAMES)
+    finally:
+        page.close()
+    unnamed = [t["cls"] for t in toggles if not t["label"]]
+    assert not unnamed, f"toggles without an accessible name (aria-label): {unnamed}"
+    generic = [t["cls"] for t in toggles if t["label"] == "Toggle hidden content"]
+    assert not generic, f"toggles named only 'Toggle hidden content': {generic}"
+    solutions = [t for t in toggles if "toggle-button" in t["cls"] and "Solution to" in t["label"]]
+    assert solutions, "no solution toggle names its solution"
+    assert all(t["label"].startswith("Show or hide: Solution to Exercise") for t in solutions), solutions[:2]
+    code = [t for t in toggles if t["label"] == "Show or hide the solution code"]
+    assert code and all(t["text"].startswith("Show solution code") for t in code), \
+        f"the hidden solution code's summary: {[t for t in toggles if 'solution' in t['label'].lower()]}"
+
+
 @pytest.mark.parametrize("path", PAGES)
 def test_page_text_has_no_leaks(browser_context, site_url, path):
     page = _open(browser_context, site_url, path, WIDTHS["desktop"])
