@@ -172,3 +172,32 @@ def test_bad_expert_predictions_and_costs():
         L.deferral_loss(torch.tensor([0, 3, 1]), y, torch.zeros(3), 2)
     with pytest.raises(ValueError, match="n_classes"):
         L.deferral_loss(torch.tensor([0, 1, 1]), y, torch.zeros(3), 1)
+
+
+@pytest.mark.parametrize("z", [-745.0, -40.0, -24.0, -20.5, -1.0, 0.0, 1e-3, 1.0, 20.5, 24.0, 32.0, 40.0, 700.0, 1e4])
+def test_softplus_and_its_derivative_are_exact_beyond_torchs_threshold(z):
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    x = torch.tensor(z, dtype=torch.float64, requires_grad=True)
+    value = L.softplus(x)
+    (slope,) = torch.autograd.grad(value, x)
+    exact = mpmath.log1p(mpmath.exp(mpmath.mpf(z)))
+    exact_slope = 1 / (1 + mpmath.exp(-mpmath.mpf(z)))
+    assert float(value) == pytest.approx(float(exact), rel=4e-16, abs=1e-300)
+    assert float(slope) == pytest.approx(float(exact_slope), rel=4e-16, abs=1e-300)
+    if 20.0 < z < 36.0:          # torch's softplus is z itself there: off by e^{-z}, slope exactly 1
+        y = torch.tensor(z, dtype=torch.float64, requires_grad=True)
+        (torch_slope,) = torch.autograd.grad(F.softplus(y), y)
+        assert float(torch_slope) == 1.0 != float(slope)
+
+
+def test_ova_autograd_gradient_is_exact_in_the_far_tails():
+    # one point with scores far beyond ±20: dL/dh_k = σ(h_k) − [k = y] − w [k = ⊥], exactly (mpmath)
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    h = torch.linspace(-40, 40, 11, dtype=torch.float64).unsqueeze(0).requires_grad_(True)
+    y, c = torch.tensor([2]), torch.tensor([0.25], dtype=torch.float64)
+    (grad,) = torch.autograd.grad(L.ova_surrogate(h, y, c).sum(), h)
+    for k, hk in enumerate(h.detach()[0].tolist()):
+        exact = 1 / (1 + mpmath.exp(-mpmath.mpf(hk))) - (k == 2) - 0.75 * (k == 10)
+        assert float(grad[0, k]) == pytest.approx(float(exact), rel=1e-15, abs=1e-300), k

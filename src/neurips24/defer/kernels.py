@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from ..backend import cupy_or_none
-from .losses import SURROGATES, check_inputs, check_q
+from .losses import SURROGATES, check_inputs, check_q, softplus
 
 
 def prepare(y: torch.Tensor, cost: torch.Tensor, n_out: int, dtype=torch.float32):
@@ -67,7 +66,7 @@ def _ova(h, e_y, w):
     """OvA in the kernel's layout: h (K, n + 1, N), e_y (n + 1, N), w (K, N)."""
     h_y = (h * e_y).sum(-2)
     h_def = h[..., -1, :]
-    sp = F.softplus
+    sp = softplus                                # exact (F.softplus is linear above 20)
     loss = sp(-h_y) + sp(h[..., :-1, :]).sum(-2) - sp(h_y) + sp(h_def) + w * (sp(-h_def) - sp(h_def))
     grad = torch.sigmoid(h) - e_y               # at y: σ(h_y) − 1 = −σ(−h_y)
     grad[..., -1, :] -= w
