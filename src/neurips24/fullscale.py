@@ -4,7 +4,7 @@ Each chapter is one job of :mod:`neurips24.sweep`: its notebook executed top to 
 (nbclient) with ``NEURIPS24_SCALE=full``, its claims recorded to a folder of its own; the job returns the records.
 The records are written to ``full/<chapter>.jsonl`` beside ``full/<chapter>.meta.json`` (date, machine, commit,
 wall time, command), which the status page reads into its full-scale column. Jobs are cached like any sweep job,
-so a chapter that already ran at this commit's package version is not run again; a chapter that fails is reported
+keyed by the package version and the commit, so a chapter that already ran at this commit is not run again; a chapter that fails is reported
 and the others go on.
 """
 from __future__ import annotations
@@ -123,8 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = "make full CHAPTERS=\"" + " ".join(args.chapters) + "\""
     # by name: under ``python -m neurips24.fullscale`` (make full) this module is __main__, which workers cannot import
+    # cached per commit, not only per package version: a chapter's result is its notebook's and code's at a commit
+    from . import __version__
+
     res = sweep.run_sweep("neurips24.fullscale:run_chapter", [{"chapter": c} for c in args.chapters],
-                          [args.seed_offset], cache_dir=args.cache, scheduler=args.scheduler, n_workers=args.workers)
+                          [args.seed_offset], cache_dir=args.cache, scheduler=args.scheduler, n_workers=args.workers,
+                          version=f"{__version__}+{_commit(ROOT)}")
     status = 0
     for job, result in res.results.items():
         path = write_records(job.config["chapter"], result, args.out, command)
