@@ -4,8 +4,8 @@ Each chapter is one job of :mod:`neurips24.sweep`: its notebook executed top to 
 (nbclient) with ``NEURIPS24_SCALE=full``, its claims recorded to a folder of its own; the job returns the records.
 The records are written to ``full/<chapter>.jsonl`` beside ``full/<chapter>.meta.json`` (date, machine, commit,
 wall time, command), which the status page reads into its full-scale column. Jobs are cached like any sweep job,
-keyed by the package version and the commit, so a chapter that already ran at this commit is not run again; a chapter that fails is reported
-and the others go on.
+keyed by the package version and the commit, so a chapter that already ran at this commit is not run again; a
+chapter that fails is reported and the others go on.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ def run_chapter(config: Mapping, seed: int) -> dict:
 
     Returns
     -------
-    dict with ``records`` (the claim records the chapter wrote, list of dicts), ``seconds`` and ``error`` (None,
-    or the notebook's error: the records written before it are kept).
+    dict with ``records`` (the claim records the chapter wrote, list of dicts), ``seconds``, ``error`` (None,
+    or the notebook's error: the records written before it are kept) and ``commit`` (the code that ran).
 
     Raises
     ------
@@ -67,7 +67,8 @@ def run_chapter(config: Mapping, seed: int) -> dict:
                     os.environ[k] = v
         records = [json.loads(ln) for p in sorted(Path(claims_dir).glob("*.jsonl"))
                    for ln in p.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    return {"records": records, "seconds": round(time.perf_counter() - start, 1), "error": error}
+    return {"records": records, "seconds": round(time.perf_counter() - start, 1), "error": error,
+            "commit": _commit(root)}
 
 
 def _commit(root: Path) -> str:
@@ -89,7 +90,8 @@ def write_records(chapter: str, result: Mapping, out_dir: Path, command: str, ro
                     encoding="utf-8")
     meta = {"chapter": chapter, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()}",
-            "gpu": _gpu(), "commit": _commit(root), "wall_s": result["seconds"], "error": result["error"],
+            "gpu": _gpu(), "commit": result.get("commit") or _commit(root), "wall_s": result["seconds"],
+            "error": result["error"],
             "command": command}
     (out_dir / f"{chapter}.meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return path
