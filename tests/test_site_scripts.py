@@ -31,3 +31,43 @@ def test_a_hidden_solution_cell_says_show_solution_code():
 def test_other_hidden_cells_are_left_alone():
     body = _cell("tag_hide-cell") + _cell("tag_hide-input tag_solutions_table")
     assert _label(body) == body
+
+
+def _nb(cells):
+    return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def _md(text):
+    return {"cell_type": "markdown", "id": "m", "metadata": {}, "source": text.splitlines(keepends=True)}
+
+
+def _code(cid, source, outputs=(), count=None):
+    return {"cell_type": "code", "id": cid, "metadata": {}, "source": source, "outputs": list(outputs),
+            "execution_count": count}
+
+
+OUT = {"output_type": "stream", "name": "stdout", "text": "ran\n"}
+
+
+def test_the_saved_run_is_the_copy_with_outputs_and_glued_numbers():
+    copy = _nb([_md("> **This is the Colab / Jupyter copy of the chapter.** placeholders..."),
+                _md("It holds `⟨acc⟩` of the time, `⟨fig⟩` and `⟨unknown⟩`; `code` stays."),
+                _code("a", "x = 1"), _code("b", "#@title Solution (double-click to open)\ny = 2")])
+    run = _nb([_md("the chapter's MyST"), _code("a", "x = 1", [OUT], 1), _code("b", "y = 2", [OUT], 2)])
+    glued = {"acc": {"output_type": "display_data", "data": {"text/plain": "0.93"}},
+             "fig": {"output_type": "display_data", "data": {"image/png": "iVBOR"}}}
+    saved = site_scripts.saved_copy(copy, run, glued)
+    prose = ["".join(c["source"]) for c in saved["cells"] if c["cell_type"] == "markdown"]
+    assert prose[0] == site_scripts.SAVED_NOTE
+    assert prose[1] == "It holds 0.93 of the time, `⟨fig⟩` and `⟨unknown⟩`; `code` stays."
+    code = [c for c in saved["cells"] if c["cell_type"] == "code"]
+    assert [c["outputs"] for c in code] == [[OUT], [OUT]] and [c["execution_count"] for c in code] == [1, 2]
+    assert code[1]["source"].startswith("#@title")   # the copy's folding is kept
+    assert copy["cells"][2]["outputs"] == []          # the copy itself is not changed
+
+
+def test_a_stale_copy_gets_no_saved_run():
+    copy = _nb([_code("a", "x = 1"), _code("b", "y = 2")])
+    assert site_scripts.saved_copy(copy, _nb([_code("a", "x = 1")]), {}) is None              # a cell more
+    assert site_scripts.saved_copy(copy, _nb([_code("a", "x = 1"), _code("c", "y = 2")]), {}) is None   # an id
+    assert site_scripts.saved_copy(copy, _nb([_code("a", "x = 1"), _code("b", "y = 3")]), {}) is None   # a source

@@ -18,6 +18,11 @@
 - A solution's hidden code cell (a cell tagged ``solution`` and ``hide-cell`` or ``hide-input``) says "Show
   solution code" / "Hide solution code" and its summary's accessible name says so too; myst-nb writes "Show code
   cell content" and "Toggle hidden content" for every hidden cell. (``neurips24.js`` names the other toggles.)
+- Each chapter's saved run, ``saved/<stem>.ipynb``: its Colab copy (``colab/<stem>.ipynb``, CommonMark) with the
+  outputs of this build's run (myst-nb's ``jupyter_execute/notebooks/<stem>.ipynb``) and, in the prose, the
+  values the run glued in place of the copy's ``⟨name⟩`` placeholders: what a lecturer opens in Jupyter or Colab
+  when the live run fails (the kit links it). A chapter whose copy does not have the run's code cells (a stale
+  copy: CI's ``python -m neurips24.colab --check`` fails on it too) gets none.
 - The header's Colab launch button opens the chapter's Colab copy, ``colab/<stem>.ipynb`` (as the badge does):
   sphinx-book-theme builds it from the page's own path, ``notebooks/<stem>.ipynb``, whose MyST markup Colab shows
   as raw text, and has no option to point one launcher elsewhere. Binder opens the same copy in JupyterLab
@@ -25,6 +30,7 @@
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -111,6 +117,90 @@ def solution_code_label(app, pagename, templatename, context, doctree) -> None:
                                              r"\2Show solution code\3Hide solution code\4", body)
 
 
+SAVED_NOTE = ("> **The saved run of this chapter.** The outputs below, and the numbers in the prose, are those of "
+              "the book's own run of `fast` scale (the chapter's page in the book shows the same). Run the cells again "
+              "in Jupyter or Colab to recompute them; the first cell installs the book's package.")
+_PLACEHOLDER = re.compile(r"`⟨(?P<name>[A-Za-z_][A-Za-z0-9_\-]*)⟩`")
+
+
+def _text(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def _glued_text(output: dict) -> str | None:
+    data = output.get("data", {})
+    for mime in ("text/markdown", "text/plain"):
+        if mime in data:
+            value = "".join(data[mime]) if isinstance(data[mime], list) else data[mime]
+            return value.strip()
+    return None
+
+
+def saved_copy(colab: dict, executed: dict, glued: dict) -> dict | None:
+    """The chapter's saved run: its Colab copy with the executed chapter's outputs and glued values.
+
+    Parameters
+    ----------
+    colab : the Colab copy (``colab/<stem>.ipynb``), as a dict; not changed.
+    executed : the chapter as the build ran it (myst-nb's ``jupyter_execute/notebooks/<stem>.ipynb``), as a dict.
+    glued : the run's glued values by name (myst-nb's ``<stem>.glue.json``: each an output with ``data``).
+
+    Returns
+    -------
+    dict, a new notebook: each code cell gets the executed cell's ``outputs`` and ``execution_count``; each
+    ```⟨name⟩``` of the prose becomes the glued value's text (a value without text stays a placeholder); the copy's
+    note on placeholders becomes :data:`SAVED_NOTE`. None when the code cells differ in number, ids or source
+    (a solution's ``#@title`` line aside): the copy is stale, and the outputs would be another chapter's.
+    """
+    import copy
+
+    new = copy.deepcopy(colab)
+    mine = [c for c in new["cells"] if c["cell_type"] == "code"]
+    theirs = [c for c in executed.get("cells", []) if c["cell_type"] == "code"]
+    if len(mine) != len(theirs):
+        return None
+    for a, b in zip(mine, theirs, strict=True):
+        source = _text(a)
+        if source.startswith("#@title "):
+            source = source.split("\n", 1)[1] if "\n" in source else ""
+        if a.get("id") != b.get("id") or source != _text(b):
+            return None
+        a["outputs"] = copy.deepcopy(b.get("outputs", []))
+        a["execution_count"] = b.get("execution_count")
+    values = {name: _glued_text(out) for name, out in glued.items()}
+
+    def value(m: re.Match) -> str:
+        text = values.get(m.group("name"))
+        return text if text else m.group()
+
+    for cell in new["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _text(cell)
+        text = SAVED_NOTE if text.startswith("> **This is the Colab / Jupyter copy") else _PLACEHOLDER.sub(value, text)
+        cell["source"] = text.splitlines(keepends=True) if isinstance(cell["source"], list) else text
+    return new
+
+
+def saved_runs(app, exception) -> None:
+    """After the build: write ``saved/<stem>.ipynb`` (:func:`saved_copy`) for each chapter the build ran."""
+    if exception is not None or getattr(app.builder, "format", "") != "html":
+        return
+    executed = Path(app.outdir).parent / "jupyter_execute" / "notebooks"
+    out = Path(app.outdir) / "saved"
+    for path in sorted((Path(app.srcdir) / "colab").glob("*.ipynb")):
+        run, glue = executed / path.name, executed / f"{path.stem}.glue.json"
+        if not run.is_file():
+            continue
+        glued = json.loads(glue.read_text(encoding="utf-8")) if glue.is_file() else {}
+        nb = saved_copy(json.loads(path.read_text(encoding="utf-8")), json.loads(run.read_text(encoding="utf-8")),
+                        glued)
+        if nb is None:
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        (out / path.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def serve_static(app, config) -> None:
     config.html_static_path.append(str(STATIC))
 
@@ -124,4 +214,5 @@ def setup(app):
     app.connect("html-page-context", solution_code_label)
     app.connect("html-page-context", colab_launch_copy, priority=502)   # after the theme's launch buttons (501)
     app.connect("html-page-context", slides_button, priority=503)
+    app.connect("build-finished", saved_runs)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -117,3 +117,21 @@ def test_the_errata_page_shows_every_entry_with_the_output_of_its_cell():
     html_text = page.read_text(encoding="utf-8")
     assert html_text.count("cell_output") >= len(verdicts), "an errata entry's cell shows no output"
     assert "Traceback" not in text and "Error" not in text.replace("NameError", "")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
+def test_each_chapter_has_a_saved_run_with_outputs_and_numbers(chapter):
+    """saved/<stem>.ipynb (book/_ext/site_scripts.py): the Colab copy with the build's outputs and glued numbers,
+    linked from the lecturer's kit as the fallback when a live run fails."""
+    import json
+
+    saved = SITE / "saved" / f"{chapter.stem}.ipynb"
+    assert saved.is_file(), f"no saved run {saved.relative_to(SITE)} (a stale colab/ copy?)"
+    nb = json.loads(saved.read_text(encoding="utf-8"))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert sum(bool(c.get("outputs")) for c in code) >= len(code) // 2, "the saved run has few outputs"
+    prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    left = re.findall(r"`⟨([^⟩]+)⟩`", prose)
+    assert not left, f"numbers left as placeholders in the saved run: {left[:5]}"
+    kit = _parse(SITE / "book" / "lecturer_kit.html").links
+    assert f"../saved/{chapter.stem}.ipynb" in kit, "the lecturer's kit does not link the saved run"
