@@ -48,7 +48,7 @@ CONFIG = {
                   ptq=(("impact", 1 / 256), ("magnitude", 1 / 256), ("activation", 1 / 256), ("random", 1 / 256),
                        ("impact", 1 / 64), ("activation", 1 / 64)),
                   seed=0, tail_blocks=1, tail_steps=200, tail_lr=1e-4, tail_batch=1, tail_positions=16,
-                  n_tail_seeds=3, tail_criteria=("impact", "random"), threads=1),
+                  n_tail_seeds=3, tail_criteria=("impact", "random"), threads=1, shipped=True),
         toy=dict(n_seeds=3, bits=(2,), context=8, d_emb=32, hidden=256, group_size=64,
                  cherry_fraction=1 / 32, pretrain_steps=400, qat_steps=0, batch=64, lr=3e-3, qat_lr=5e-4,
                  n_fisher=4096, n_fisher_small=256, eval_stride=8),
@@ -100,19 +100,29 @@ def run_real_model(scale: str, loaded=None, progress: bool = True) -> RealResult
         return real.run_real_model(cfg, loaded, progress)
 
 
-def run_real_training(result: RealResult, loaded, progress: bool = True) -> RealResult:
+def run_real_training(result: RealResult, loaded, progress: bool = True, shipped: bool = True) -> RealResult:
     """Experiment A, step 3: QAT and CherryQ on SmolLM2's last blocks (see :func:`.real.run_real_training`).
+
+    At ``fast`` scale, with ``shipped`` and a record for the run's seeds in ``cherryq/shipped/`` (made by
+    ``scripts/cherryq_tail_runs.py``), the trained runs are read from that record and the first steps of the first
+    seed are replayed live (:func:`.shipped.use_shipped_training`); otherwise every run trains here.
 
     Parameters
     ----------
     result : what :func:`run_real_model` returned (its scale's configuration is reused); filled in place.
     loaded : the :class:`~neurips24.assets.LoadedModel` it used.
+    shipped : read the shipped record where there is one (default); False trains every run.
 
     Raises
     ------
-    ValueError if ``result`` was already trained (its cached inputs are gone).
+    ValueError if ``result`` was already trained (its cached inputs are gone), or the shipped record for its
+    seeds was made with another configuration.
     """
+    from .shipped import shipped_path, use_shipped_training
+
     with _threads(result.config["threads"]):
+        if shipped and result.config.get("shipped") and shipped_path(result.config["tail_seeds"]).exists():
+            return use_shipped_training(result, loaded)
         return real.run_real_training(result, loaded, progress)
 
 

@@ -50,6 +50,9 @@ class RealResult:
         cherries (at the first share) that fall in the k most frequent input columns.
     tail : (method, seed) -> (N_eval,) per-window loss after QAT / CherryQ on the last blocks; method 'QAT' or
         'CherryQ (<criterion>)'; seed 'PTQ' for the starting point (0 steps).
+    losses : (method, seed) -> (steps,) float64 training loss (nats per token) of every step of a tail run.
+    replay : at ``fast`` scale, when the trained runs were read from the shipped record
+        (:func:`neurips24.cherryq.shipped.use_shipped_training`): what the live replay of their first steps gave.
     """
 
     names: list
@@ -62,6 +65,8 @@ class RealResult:
     seconds: dict
     config: dict
     tokens: dict = field(default_factory=dict)
+    losses: dict = field(default_factory=dict)
+    replay: dict = field(default_factory=dict)
     cache: dict = field(default_factory=dict, repr=False)
 
     def ppl(self, label: str) -> float:
@@ -151,29 +156,69 @@ def run_real_model(cfg: dict, loaded=None, progress: bool = True) -> RealResult:
 
 def run_real_training(res: RealResult, loaded, progress: bool = True) -> RealResult:
     """Step 3 of Experiment A: QAT and CherryQ on the last ``tail_blocks`` blocks, for every seed (fills
-    ``res.tail`` and drops the cached hidden states). ``loaded`` is the model :func:`run_real_model` used."""
+    ``res.tail`` and ``res.losses`` and drops the cached hidden states). ``loaded`` is the model
+    :func:`run_real_model` used."""
     cfg, cached, model = res.config, res.cache, loaded.model
     if not cached:
         raise ValueError("res holds no cached inputs: pass the result of run_real_model, once")
-    h_train, h_eval, calib, evals, picks, start = (cached[k] for k in ("h_train", "h_eval", "calib", "evals",
-                                                                       "picks", "start"))
-    f0 = cfg["fractions"][0]
     t0 = time.perf_counter()                        # 3. QAT / CherryQ on the last blocks
-    tail_names = tail_linear_names(tail_blocks(model, cfg["tail_blocks"]))
-    full = {t: f"model.layers.{start + int(t.split('.')[0])}.{t.split('.', 1)[1]}" for t in tail_names}
-    tcfg = dict(steps=cfg["tail_steps"], lr=cfg["tail_lr"], batch=cfg["tail_batch"],
-                positions=cfg["tail_positions"])
-    tail = {("reference", "PTQ"): tail_nll(model, tail_blocks(model, cfg["tail_blocks"]), h_eval, evals)}
-    methods = [("QAT", None)] + [(f"CherryQ ({c})", {t: picks[(c, f0)][full[t]] for t in tail_names})
-                                 for c in cfg["tail_criteria"]]
-    runs = [(m, ch, "PTQ") for m, ch in methods] + [(m, ch, s) for s in cfg["tail_seeds"] for m, ch in methods]
-    for method, cherries, seed in tqdm(runs, disable=None if progress else True, desc="QAT", leave=False):
-        run_cfg = dict(tcfg, steps=0) if seed == "PTQ" else tcfg
-        tail[(method, seed)] = run_tail_method(model, h_train, calib, h_eval, evals, cfg["tail_blocks"],
-                                               cfg["bits"], cfg["group_size"], cherries, run_cfg,
-                                               seed=0 if seed == "PTQ" else seed)["nll"]
+    tail = {("reference", "PTQ"): tail_nll(model, tail_blocks(model, cfg["tail_blocks"]), cached["h_eval"],
+                                           cached["evals"])}
+    methods = tail_methods(res, model)
+    runs = [(m, "PTQ") for m in methods] + [(m, s) for s in cfg["tail_seeds"] for m in methods]
+    for method, seed in tqdm(runs, disable=None if progress else True, desc="QAT", leave=False):
+        out = run_tail(res, loaded, method, seed, methods=methods)
+        tail[(method, seed)] = out["nll"]
+        if seed != "PTQ":
+            res.losses[(method, seed)] = np.asarray(out["losses"], dtype=float)
     res.seconds["QAT"] = time.perf_counter() - t0
     res.tail.update(tail)
     res.cache = {}
     return res
 
+
+def tail_methods(res: RealResult, model) -> dict:
+    """method -> cherries of the tail's matrices (name inside the tail -> (out, k) indices; None for QAT), at the
+    first cherry share: 'QAT' and 'CherryQ (<criterion>)' for each of ``tail_criteria``.
+
+    Raises
+    ------
+    ValueError if ``res`` holds no cached inputs (it was trained already).
+    """
+    cfg, cached = res.config, res.cache
+    if not cached:
+        raise ValueError("res holds no cached inputs: pass the result of run_real_model, once")
+    f0, start, picks = cfg["fractions"][0], cached["start"], cached["picks"]
+    tail_names = tail_linear_names(tail_blocks(model, cfg["tail_blocks"]))
+    full = {t: f"model.layers.{start + int(t.split('.')[0])}.{t.split('.', 1)[1]}" for t in tail_names}
+    return {"QAT": None, **{f"CherryQ ({c})": {t: picks[(c, f0)][full[t]] for t in tail_names}
+                            for c in cfg["tail_criteria"]}}
+
+
+def run_tail(res: RealResult, loaded, method: str, seed, stop: int | None = None, methods: dict | None = None) -> dict:
+    """One tail run of Experiment A from the cached inputs of ``res`` (not consumed).
+
+    Parameters
+    ----------
+    method : a key of :func:`tail_methods` ('QAT', 'CherryQ (impact)', ...).
+    seed : an int (``tail_steps`` steps of training) or 'PTQ' (0 steps: the quantized start).
+    stop : run only the first ``stop`` steps of the ``tail_steps``-step schedule (a prefix of the full run).
+    methods : the result of :func:`tail_methods` (computed when None).
+
+    Returns
+    -------
+    dict 'nll' (N_eval,) per-window held-out loss after the run, 'losses' the training loss of every step run.
+
+    Raises
+    ------
+    ValueError for an unknown method or a ``res`` without cached inputs.
+    """
+    cfg, cached = res.config, res.cache
+    methods = tail_methods(res, loaded.model) if methods is None else methods
+    if method not in methods:
+        raise ValueError(f"method must be one of {sorted(methods)}, got {method!r}")
+    tcfg = dict(steps=0 if seed == "PTQ" else cfg["tail_steps"], lr=cfg["tail_lr"], batch=cfg["tail_batch"],
+                positions=cfg["tail_positions"], stop=stop)
+    return run_tail_method(loaded.model, cached["h_train"], cached["calib"], cached["h_eval"], cached["evals"],
+                           cfg["tail_blocks"], cfg["bits"], cfg["group_size"], methods[method], tcfg,
+                           seed=0 if seed == "PTQ" else seed)

@@ -160,6 +160,9 @@ def checks(real: RealResult, toy=None) -> dict:
               "epoch of C4, the whole model trained) does not run on a CPU",
         paper="CherryQ 7.34 vs QAT 8.74 (C4, LLaMA2-7B, 3-bit g64)", paper_source="Table 1")
 
+    if real.replay:
+        out["cherryq.shipped_runs"] = shipped_runs_check(real)
+
     out["cherryq.criterion_in_training"] = dict(
         claim="after the same QAT training, impact cherries end below activation and magnitude cherries (the "
               "criterion ablation inside training)",
@@ -182,6 +185,27 @@ def checks(real: RealResult, toy=None) -> dict:
         control={"name": "the same score of the magnitudes", "measured": round(float(np.median(toy_mag)), 3)},
         paper=f"impact HS {lo:g} to {hi:g} (LLMs of 7B to 13B)", paper_source="official README")
     return out
+
+
+def shipped_runs_check(real: RealResult) -> dict:
+    """The keyword arguments of the check that the shipped training record is this code's (``real.replay`` of
+    :func:`neurips24.cherryq.shipped.use_shipped_training`): the live replay's largest deviation from the shipped
+    loss curves and 0-step losses within ``REPLAY_TOL`` nats; the control, the live curves against the shipped
+    curves of another seed, must not be."""
+    from .shipped import REPLAY_TOL
+
+    rp = real.replay
+    dev = max(max(rp["curve"].values()), rp["start"])
+    return dict(
+        claim=f"the shipped {real.config['tail_steps']}-step runs of the tail training are what this code makes: run "
+              f"live, the first {rp['steps']} steps of seed {rp['seed']} (QAT and CherryQ with impact cherries) "
+              f"give the shipped training loss of every step, and every method's 0-step held-out loss gives the "
+              f"shipped one, within {REPLAY_TOL:g} nats per token (largest deviation)",
+        measured=float(f"{dev:.3g}"), test=lambda m: m <= REPLAY_TOL,
+        control={"name": f"the live curves against the shipped curves of seed {rp['control_seed']}",
+                 "measured": float(f"{min(rp['control'].values()):.3g}")},
+        paper="not a claim of the paper: the book's check that its shipped record is what the chapter's code makes",
+        paper_source=f"shipped/{rp['file']}, made by: {rp['command']}")
 
 
 def iv_windows(real: RealResult) -> np.ndarray:

@@ -89,23 +89,29 @@ def tail_nll(model, blocks, h, ids, batch: int = 8) -> np.ndarray:
 
 
 def train_tail(model, blocks, h, ids, steps: int, lr: float, batch: int, positions: int, seed: int,
-               warmup: float = 0.05) -> list:
+               warmup: float = 0.05, stop: int | None = None) -> list:
     """Fine-tune ``blocks`` (QuantLinear layers already swapped in for QAT / CherryQ) on cached inputs.
 
     AdamW (β = (0.9, 0.95), weight decay 0, as the paper), cosine schedule with linear warm-up; each step takes
     ``batch`` random windows of h (N, T, d) and the loss of ``positions`` random next-token predictions in each
     (the output head over 49 152 words is the costly part; the blocks see the full windows).
+    ``stop`` (1 ≤ stop ≤ steps, default steps) ends the run after its first ``stop`` steps of the same
+    ``steps``-step schedule: the prefix of the full run, step for step (the chapter replays shipped runs so).
 
     Returns
     -------
-    list of the training loss (nats per token) at every step.
+    list of the training loss (nats per token) at every step run.
 
     Raises
     ------
-    ValueError for steps, batch or positions < 1, lr ≤ 0, or h and ids of different lengths.
+    ValueError for steps, batch or positions < 1, lr ≤ 0, stop outside [1, steps], or h and ids of different
+    lengths.
     """
     if steps < 1 or batch < 1 or positions < 1 or not lr > 0:
         raise ValueError(f"steps, batch, positions must be >= 1 and lr > 0, got {steps}, {batch}, {positions}, {lr}")
+    stop = steps if stop is None else stop
+    if isinstance(stop, bool) or not isinstance(stop, int) or not 1 <= stop <= steps:
+        raise ValueError(f"stop must be an integer in [1, steps={steps}], got {stop!r}")
     if len(h) != len(ids):
         raise ValueError(f"h and ids must hold the same windows, got {len(h)} and {len(ids)}")
     gen = torch.Generator().manual_seed(seed)
@@ -116,7 +122,7 @@ def train_tail(model, blocks, h, ids, steps: int, lr: float, batch: int, positio
         1 + math.cos(math.pi * (t - n_warm) / max(1, steps - n_warm))))
     T = ids.shape[1]
     losses = []
-    for _ in range(steps):
+    for _ in range(stop):
         rows = torch.randint(0, len(h), (batch,), generator=gen).to(h.device)
         cols = torch.randint(0, T - 1, (batch, positions), generator=gen).to(h.device)
         at = torch.arange(batch, device=h.device)[:, None]
@@ -139,7 +145,8 @@ def run_tail_method(model, h_train, ids_train, h_eval, ids_eval, n_blocks: int, 
     Parameters
     ----------
     cherries : name (inside the tail, as :func:`tail_linear_names`) -> (out, k) indices, or None for QAT.
-    cfg : 'steps', 'lr', 'batch', 'positions' of :func:`train_tail` (steps = 0: PTQ only, no training).
+    cfg : 'steps', 'lr', 'batch', 'positions' of :func:`train_tail` (steps = 0: PTQ only, no training), and
+        optionally 'stop' (run only the first ``stop`` steps of the schedule, see :func:`train_tail`).
 
     Returns
     -------
@@ -153,6 +160,6 @@ def run_tail_method(model, h_train, ids_train, h_eval, ids_eval, n_blocks: int, 
     losses = []
     if cfg["steps"]:
         losses = train_tail(model, blocks, h_train, ids_train, cfg["steps"], cfg["lr"], cfg["batch"],
-                            cfg["positions"], seed)
+                            cfg["positions"], seed, stop=cfg.get("stop"))
     bake_quant_linears(blocks)
     return {"nll": tail_nll(model, blocks, h_eval, ids_eval), "losses": losses}
