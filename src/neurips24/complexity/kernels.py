@@ -112,7 +112,13 @@ def ridge_r2_numpy(Ftr, Ztr, Fte, Zte, lam: float = 1.0) -> np.ndarray:
 # ---------------------------------------------------------------- NumPy transcriptions of the three launches
 def cholesky_launch_numpy(A) -> np.ndarray:
     """What ``cholesky_batched`` computes, in NumPy, column by column as the kernel does: (L, p, p) -> the
-    lower Cholesky factors (the strict upper triangle keeps A's values; NaN after a non-positive pivot)."""
+    lower Cholesky factors (the strict upper triangle keeps A's values; NaN after a non-positive pivot).
+
+    Per column j, the kernel's three phases between barriers: thread 0 takes the square root of the pivot
+    (and shares it through shared memory), all threads divide column j below the diagonal by it, all threads
+    update the trailing lower triangle. The kernel's ``A`` is not ``__restrict__``: with it, NVRTC loaded the
+    pivot before the first barrier and threads other than 0 divided by the pivot before its square root (the
+    H200's parity failures); a test checks the compiled PTX for that."""
     a = np.array(A, dtype=np.float64)
     p = a.shape[-1]
     for j in range(p):

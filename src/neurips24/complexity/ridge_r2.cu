@@ -14,15 +14,22 @@
 
 // One thread block per problem: right-looking Cholesky in global memory, column by column.
 // A non-positive pivot (a matrix that is not positive definite) writes NaN, which the caller checks.
-extern "C" __global__ void cholesky_batched(double* __restrict__ A, const int p) {
+// Threads read what other threads wrote before a barrier, so A must not be declared __restrict__: with it the
+// compiler may keep a value loaded before __syncthreads (NVRTC hoisted the load of a[j][j] above the barrier,
+// and every thread but 0 divided column j by the pivot before its square root). The pivot also travels through
+// shared memory, which the barrier orders for every thread.
+extern "C" __global__ void cholesky_batched(double* A, const int p) {
+    __shared__ double pivot;
     double* a = A + (long long)blockIdx.x * p * p;
     for (int j = 0; j < p; ++j) {
         if (threadIdx.x == 0) {
             const double d = a[(long long)j * p + j];
-            a[(long long)j * p + j] = d > 0.0 ? sqrt(d) : nan("");
+            const double root = d > 0.0 ? sqrt(d) : nan("");
+            a[(long long)j * p + j] = root;
+            pivot = root;
         }
         __syncthreads();
-        const double djj = a[(long long)j * p + j];
+        const double djj = pivot;
         for (int i = j + 1 + threadIdx.x; i < p; i += blockDim.x) a[(long long)i * p + j] /= djj;
         __syncthreads();
         const int m = p - j - 1;                       // trailing (m x m) lower triangle
