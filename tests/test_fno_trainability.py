@@ -164,3 +164,32 @@ def test_shipped_record_matches_the_grid_and_one_rerun():
                              n_modes=cfg["n_modes"], sigma_b2=cfg["sigma_b2"], variant=cfg["variant"],
                              steps=cfg["steps"], batch=cfg["batch"], lr=cfg["lr"])
     assert out["test_loss"][0] == pytest.approx(grid.subset([2.0], [4], [1])[0, 0, 0], rel=0.05)
+
+
+def _live_from_grid(grid, factor=1.0, seeds=(0, 1, 2)):
+    rows = np.ix_([1, 3, 5], [2], list(seeds))          # σ² = 1, 2, 3 at L = 16: the fast live subset
+    return TrainabilityResult(grid.sigma2[[1, 3, 5]], grid.depths[[2]], grid.seeds[list(seeds)],
+                              factor * grid.test_loss[rows], grid.train_loss[rows], grid.config)
+
+
+def test_live_check_rule_holds_for_the_tables_own_runs_and_not_for_scaled_ones():
+    from neurips24 import claims
+    from neurips24.fno import reproduction
+
+    grid, _ = load_record()
+    same = reproduction.live_check(grid, _live_from_grid(grid))
+    assert same["test"](same["measured"]) and same["measured"]["max |log(live / the same run in the table)|"] == 0
+    assert not same["control"]["measured"]["cells inside"] == same["control"]["measured"]["cells"]
+    assert claims.outcome("fno.trainable_live", **same) == "unexpected pass"     # expect='not reproduced'
+    scaled = reproduction.live_check(grid, _live_from_grid(grid, factor=1.3))     # 30 % higher losses
+    assert not scaled["test"](scaled["measured"])
+    assert claims.outcome("fno.trainable_live", **scaled) == "not reproduced"
+    assert set(scaled["per_seed"]) == {0, 1, 2} and "tried" in scaled
+
+
+def test_live_check_refuses_a_single_seed():
+    from neurips24.fno import reproduction
+
+    grid, _ = load_record()
+    with pytest.raises(ValueError, match="live must hold at least 2 seeds"):
+        reproduction.live_check(grid, _live_from_grid(grid, seeds=(0,)))

@@ -2,7 +2,7 @@
 
 Small size: the gradient law (``fno.relu_gain``) on the FNO with W at K = 1, 2, σ² = 1, 2, depth 12, 12 seeds
 (about 50 small networks), and the trainability claims on the shipped grid (the live re-runs replaced by the
-grid's own entries, so no training runs here).
+grid's own entries, so no training runs here; the live check itself, which needs re-trained runs, is left out).
 """
 from __future__ import annotations
 
@@ -20,13 +20,15 @@ SMALL = dict(n_modes=[1, 2], sigma2=[1.0, 2.0], n_seeds=12, depth=12)
 def run_small() -> dict:
     grads = {"with_w": experiment.run_gradients("fast", variant="with_w", seed=0, **SMALL)}
     grid, _ = trainability.load_record()
-    rows = np.ix_([1, 3, 5], [2], [0])     # σ² = 1, 2, 3 at L = 16, seed 0: the live subset, read from the grid
-    live = trainability.TrainabilityResult(grid.sigma2[[1, 3, 5]], grid.depths[[2]], grid.seeds[[0]],
+    rows = np.ix_([1, 3, 5], [2], [0, 1, 2])   # σ² = 1, 2, 3 at L = 16, seeds 0-2: the live subset, read from the grid
+    live = trainability.TrainabilityResult(grid.sigma2[[1, 3, 5]], grid.depths[[2]], grid.seeds[[0, 1, 2]],
                                            grid.test_loss[rows], grid.train_loss[rows], grid.config)
     cfg = grid.config
     edges = {int(L): backward.edge_sigma2(cfg["variant"], n_modes=cfg["n_modes"], n_grid=cfg["n_grid"], depth=int(L),
                                           sigma_b2=cfg["sigma_b2"]) for L in grid.depths}
-    return {**reproduction.gradient_checks(grads), **reproduction.trainability_checks(grid, live, edges)}
+    checks = {**reproduction.gradient_checks(grads), **reproduction.trainability_checks(grid, live, edges)}
+    del checks["fno.trainable_live"]   # needs re-trained runs (live read from the grid would match it exactly)
+    return checks
 
 
 @pytest.fixture(scope="module")
