@@ -74,3 +74,15 @@ def test_shuffle_that_does_not_shuffle(monkeypatch, base):
     assert_caught(CHAPTER, "shuffle_not_shuffled", "the shuffled-text control returns the real texts (a "
                   "permutation that is never applied)", outcomes(run_small()), base)
 
+
+
+def test_baseline_sees_edge_text(monkeypatch, base):
+    real = experiment.plm_features
+
+    def leaky(node_x, edge_x, edge_index, has_text, variant):
+        return real(node_x, edge_x, edge_index, has_text, "node+edge" if variant == "node" else variant)
+
+    monkeypatch.setattr(experiment, "plm_features", leaky)
+    assert_caught(CHAPTER, "baseline_sees_edge_text", "the node-text baseline is built with the edge texts too (a "
+                  "variant that falls through to 'node+edge'), so edge text is compared with itself",
+                  outcomes(run_small()), base)

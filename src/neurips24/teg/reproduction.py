@@ -26,24 +26,27 @@ def _gain_check(res: Results, a, b, **kw) -> dict:
 
 
 def edge_text_check(plm: Results, encoder: str) -> dict:
-    """Claim kwargs: the edges' own texts, concatenated as a mean beside the node vector (teg-plm), raise node
-    accuracy over the same edges with their texts shuffled among them (which keeps which nodes have described
-    edges, and how many): the gain that belongs to what the texts say."""
+    """Claim kwargs: the edges' texts, concatenated as a mean beside the node vector (teg-plm), raise node accuracy
+    over node text alone (the paper's comparison: with and without edge text), by the chapter's rule
+    (:func:`~neurips24.teg.experiment.clear_gain`). Control: the same edges with their texts shuffled among them
+    (which keeps which nodes have described edges, and how many), against node text alone, by the same rule; it
+    must not hold if the gain belongs to what the texts say."""
     v = {k: plm.get(encoder, k) for k in ("node", "node+edge", "node+edge (shuffled edge text)", "node+edge (sum)",
                                           "node+edge (shuffled edge text, second draw)")}
     name = {"minilm": "MiniLM", "tfidf": "TF-IDF + SVD"}[encoder]
     shuffled = v["node+edge (shuffled edge text)"]
     out = _gain_check(
-        plm, v["node+edge"], shuffled,
+        plm, v["node+edge"], v["node"],
         claim=f"the mean text vector of a node's incident edges, concatenated to its node vector, raises node "
-              f"accuracy by >= 0.02 over the same edges with their texts shuffled among them ({name}, logistic "
-              f"regression, {len(v['node'])} seeded splits)",
+              f"accuracy over node text alone by >= 0.02 ({name}, logistic regression, {len(v['node'])} seeded "
+              f"splits), and the same edges with their texts shuffled among them do not",
         paper="edge text improves node classification (the PLM-based paradigm)", paper_source=SOURCE,
-        control={"name": "a second shuffle of the edge texts against the first",
-                 "measured": paired_gain(v["node+edge (shuffled edge text, second draw)"], shuffled)})
+        control={"name": "the same edges with their texts shuffled among them, against node text alone",
+                 "measured": paired_gain(shuffled, v["node"])})
     out["measured"] = dict(out["measured"], **{
-        "gain over node text alone": paired_gain(v["node+edge"], v["node"])["gain"],
-        "shuffled texts over node text alone": paired_gain(shuffled, v["node"])["gain"],
+        "gain over the shuffled texts": paired_gain(v["node+edge"], shuffled)["gain"],
+        "second shuffle over the first": paired_gain(v["node+edge (shuffled edge text, second draw)"],
+                                                     shuffled)["gain"],
         "literal sum form over node text alone": paired_gain(v["node+edge (sum)"], v["node"])["gain"]})
     return out
 
@@ -60,12 +63,13 @@ def checks(plm: Results, nodes: Results | None, links: Results | None) -> dict:
     tried_plm = (f"logistic regression (C = 10) on {n} seeded stratified 70/30 splits; the edge vectors "
                  "concatenated as a mean over the incident edges with text (both directions) and, beside it, "
                  "the paper's literal sum h_u = PLM(T_u) + sum of PLM(T_e_vu) over the edges pointing at u; "
-                 "MiniLM and TF-IDF + SVD vectors (the paper's bert/Llama encoders do not run here); against "
-                 "node text alone the MiniLM gain is 0.015 on seeds 0-4 and 0.029 on seeds 1000-1004, where "
-                 "shuffled texts gain 0.020 too, so the claim is judged against the shuffled texts")
+                 "MiniLM and TF-IDF + SVD vectors (the paper's bert/Llama encoders do not run here)")
     if "minilm" in encoders:
-        out["textual_edge_graphs.edge_text_nodes_minilm"] = dict(edge_text_check(plm, "minilm"),
-                                                                 expect="not reproduced", tried=tried_plm)
+        out["textual_edge_graphs.edge_text_nodes_minilm"] = dict(
+            edge_text_check(plm, "minilm"), expect="not reproduced", tried=tried_plm,
+            fragile="the MiniLM gain over node text alone sits near the 0.02 bar and moves with the splits: 0.015 "
+                    "on splits 0-4 (below the bar), 0.029 on splits 1000-1004, where the shuffled texts gain 0.020 "
+                    "too, so that seed set fails the claim through its control rather than reproducing it")
     if "tfidf" in encoders:
         out["textual_edge_graphs.edge_text_nodes_tfidf"] = edge_text_check(plm, "tfidf")
     if nodes is None or links is None or len(encoders) < 2:
