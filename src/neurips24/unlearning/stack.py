@@ -33,7 +33,12 @@ def device() -> torch.device:
 
 
 def _inputs(x, like: torch.Tensor) -> torch.Tensor:
-    return torch.as_tensor(np.asarray(x, dtype=np.float32)).to(like.device)
+    """x as a float32 tensor on ``like``'s device: a torch tensor (on any device, e.g. the inputs that
+    :func:`train_stack` already moved to the GPU) is moved with ``Tensor.to``, never through NumPy (which cannot
+    read device memory); anything else goes through ``np.asarray``."""
+    if isinstance(x, torch.Tensor):
+        return x.to(like.device, torch.float32)
+    return torch.as_tensor(np.asarray(x, dtype=np.float32), device=like.device)
 
 
 def _check_positive(name: str, value, integer: bool = False) -> None:
@@ -97,7 +102,8 @@ def init_stack(n_models: int, d: int, hidden: int, n_classes: int, seed: int = 0
 
 def take(params: dict, models) -> dict:
     """The parameters of some models of a stack (a copy), e.g. ``take(p, [0, 0, 0])`` repeats model 0."""
-    idx = torch.as_tensor(np.asarray(models), dtype=torch.long, device=params["W1"].device)
+    models = models.cpu() if isinstance(models, torch.Tensor) else np.asarray(models)
+    idx = torch.as_tensor(models, dtype=torch.long, device=params["W1"].device)
     return {k: params[k][idx].clone() for k in KEYS}
 
 
@@ -231,7 +237,10 @@ def subset_weights(masks) -> torch.Tensor:
     ------
     ValueError if a mask is empty.
     """
-    masks = torch.as_tensor(np.asarray(masks), dtype=torch.float32)
+    if isinstance(masks, torch.Tensor):
+        masks = masks.float()
+    else:
+        masks = torch.as_tensor(np.asarray(masks), dtype=torch.float32)
     sizes = masks.sum(1, keepdim=True)
     if bool((sizes == 0).any()):
         raise ValueError("every model needs a non-empty training subset")
