@@ -62,3 +62,20 @@ def test_w1_without_edge_lengths(monkeypatch, base):
     monkeypatch.setattr(game, "wasserstein1", w1_unit_edges)
     assert_caught(CHAPTER, "w1_without_lengths", "W1 on the tree sums the edge imbalances without their lengths",
                   run_small(monkeypatch), base)
+
+
+def test_farthest_free_place_is_caught_by_the_transport_test_not_by_a_claim(monkeypatch):
+    """The evicted agents sent to the *farthest* free places (the assignment maximised). The paper's statement is
+    an upper bound, cost <= 2 x fractional + n·diam/k at k = n², and this mutant keeps it: at T = 500, seeds
+    0-2, its largest ratio is 1.93 for n <= 8 (1.72 unmutated) and, on seed 0 at n = 16, T = 1000, 1.88 on the
+    line (0.88 unmutated); the cap, the service bound and the agent/configuration identity hold too. What it
+    breaks is the book's own rounding rule (move as little as the cap forces), which the unit test against an
+    independent transport LP checks (tests/test_mts_rounding.py); this test says so."""
+    import scipy.optimize
+
+    from tests.test_mts_rounding import test_capped_rounding_keeps_the_cap_and_moves_along_an_optimal_plan as lp
+
+    real = scipy.optimize.linear_sum_assignment
+    monkeypatch.setattr(scipy.optimize, "linear_sum_assignment", lambda c, maximize=False: real(c, maximize=True))
+    with pytest.raises(AssertionError):
+        lp("line", 0)
