@@ -91,8 +91,22 @@ def check_fraction(cherry_fraction) -> float:
     return f
 
 
+def array_module(w):
+    """The array library that owns ``w``: CuPy for a CuPy array, NumPy otherwise (lists, NumPy arrays).
+
+    A CuPy array refuses implicit conversion to NumPy (``np.asarray`` raises TypeError), so every check of an
+    array that may live on the GPU runs in its own library: the same code on the CPU and on the GPU.
+    """
+    if type(w).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
 def check_weight(w, name: str = "the weight") -> tuple[int, int]:
-    """Shape (out, in) of a 2-D real, finite NumPy array or torch tensor.
+    """Shape (out, in) of a 2-D real, finite NumPy array, CuPy array (checked on its device, see
+    :func:`array_module`) or torch tensor.
 
     Raises
     ------
@@ -111,10 +125,11 @@ def check_weight(w, name: str = "the weight") -> tuple[int, int]:
             raise TypeError(f"{name} must be real, got dtype {w.dtype}")
         finite = bool(torch.isfinite(w).all()) if w.is_floating_point() else True
     else:
-        a = np.asarray(w)
-        if np.iscomplexobj(a) or not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)):
+        xp = array_module(w)
+        a = xp.asarray(w)
+        if not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)):
             raise TypeError(f"{name} must be real numbers, got dtype {a.dtype}")
-        finite = bool(np.isfinite(a).all())
+        finite = bool(xp.isfinite(a).all())
     if not finite:
         raise ValueError(f"{name} must be finite: it holds NaN or inf")
     return shape
