@@ -50,14 +50,17 @@ def test_nuclear_baseline_beats_the_copy_level_on_the_official_task():
 
 
 def test_shipped_products_are_complete():
-    assert experiment.shipped_runs() == ["drop_3x3", "plateau_7x7"]
+    assert experiment.shipped_runs() == ["drop_3x3", "drop_3x3_seed1", "plateau_7x7"]
+    seeds = {"drop_3x3": 0, "drop_3x3_seed1": 1, "plateau_7x7": 0}
     for name in experiment.shipped_runs():
         rec = json.loads((experiment.SHIPPED / name / "run.json").read_text())
         assert rec["command"].startswith(f"python scripts/abrupt_learning_train.py out={name} ")
-        assert rec["seed"] == 0 and rec["log"][-1]["step"] == rec["config"]["steps"]
+        assert rec["seed"] == seeds[name] and f" seed={seeds[name]} " in rec["command"]
+        assert rec["log"][-1]["step"] == rec["config"]["steps"]
         run = experiment.shipped_run(name)
         assert sorted(run["checkpoints"]) == rec["checkpoints"]
-    assert sum(p.stat().st_size for p in experiment.SHIPPED.rglob("*")) < 8e6
+        # four checkpoints of a 64-wide, 2-layer model and the log: under 4 MB a run (the wheel stays small)
+        assert sum(p.stat().st_size for p in (experiment.SHIPPED / name).rglob("*")) < 4e6
     with pytest.raises(ValueError, match="name"):
         experiment.shipped_run("no such run")
     table = experiment.search_table()

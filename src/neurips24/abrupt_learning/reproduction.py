@@ -16,7 +16,7 @@ from .. import claims
 from .experiment import HERE, shipped_run
 
 #: The shipped 3 × 3, rank-1, batch-256 runs by training seed (products of scripts/abrupt_learning_train.py).
-DROP_RUNS = {0: "drop_3x3"}
+DROP_RUNS = {0: "drop_3x3", 1: "drop_3x3_seed1"}
 #: The search's 2 × 2, rank-1, batch-256 run (8 000 steps): it leaves the plateau gradually (the control).
 GRADUAL_RUN = "m2r1_d64L2_b256_lr1e-3_long"
 SETTLED = 500          # the log from this step on: after the first fall onto the copy plateau
