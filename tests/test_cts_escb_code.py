@@ -1,40 +1,13 @@
-"""The model of the authors' ESCB as written: its sums, choices and updates against a literal per-run
-re-statement of the class's semantics, on shared rewards (cts.escb_code)."""
+"""The model of the authors' ESCB as written: its sums, choices and updates against the literal transcription of
+the class (cts.escb_literal.LiteralESCB), run by run on shared rewards (cts.escb_code)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from neurips24.cts import escb_code as ec
+from neurips24.cts.escb_literal import LiteralESCB
 from neurips24.cts.policies import f_bonus
-
-
-class LiteralESCB:
-    """One run of the code's ESCB on the two-set instance, kept on full length-d arrays and indexed the way the
-    code indexes them (integer 0/1 vectors as indices), written for this test from the class's description."""
-
-    def __init__(self, m):
-        self.m, self.t = m, 1
-        self.N = np.full(2 * m, 1e-8)
-        self.mu = np.zeros(2 * m)
-
-    def value(self, idx):
-        f = ec.f_code(self.t, int(np.sum(idx)))
-        return np.sum(self.mu[idx]) + 0.5 * np.sqrt(f * np.sum(1 / self.N[idx]))
-
-    def choose(self):
-        k = int(np.argmax([self.value(ec.code_decision(0, self.m)), self.value(ec.code_decision(1, self.m))]))
-        return k, np.repeat([1 - k, k], self.m)              # the played decision as a 0/1 int vector
-
-    def update(self, played, x):
-        self.t += 1
-        if (self.N[played == 1] < 0.5).any():
-            self.N[(played == 1) & (self.N < 0.5)] = 1
-            self.N[(played == 1) & (1 - (self.N < 0.5))] += 1     # an int array used as an index
-        else:
-            self.N[played == 1] += 1
-        sel = played == 1
-        self.mu[sel] = (self.mu[sel] * (self.N[sel] - 1) + x[sel]) / self.N[sel]
 
 
 @pytest.mark.parametrize("m", [2, 5, 13])
@@ -48,12 +21,12 @@ def test_model_matches_the_literal_class_on_shared_rewards(m):
         X = (rng.random((R, 2 * m)) < mus).astype(float)
         k = ec.choose_as_written(mu01, N01, t, m)
         for r, run in enumerate(runs):
-            kr, vec = run.choose()
-            assert kr == k[r]
+            vec = run.select()
+            assert run.bestdecision == k[r]
             run.update(vec, X[r])
         ec.update_as_written(mu01, N01, played, k, X[:, :2])
     np.testing.assert_array_equal(N01, [run.N[:2] for run in runs])
-    np.testing.assert_array_equal(mu01, [run.mu[:2] for run in runs])
+    np.testing.assert_array_equal(mu01, [run.muhats[:2] for run in runs])
     assert played[:, 0].all()                                  # round 1 always plays A_1 (an exact tie)
 
 

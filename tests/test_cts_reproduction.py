@@ -7,6 +7,7 @@ import pytest
 
 from neurips24 import claims
 from neurips24.cts import reproduction as rp
+from neurips24.cts.escb_literal import Replay
 from neurips24.cts.experiment import PAPER_FIG_B, RegretVsM, setup_policies
 from neurips24.cts.runs import SimResult
 
@@ -52,8 +53,24 @@ def _setup(as_written=None, bg_scale=1.0):
     return setup
 
 
+def _replay(differ=0):
+    """seed -> m -> Replay: the model identical to the class in every run but ``differ`` of seed 0's at m = 5;
+    ESCB as intended never identical."""
+    out = {}
+    for s in (0, 1, 2):
+        out[s] = {}
+        for m in (5, 65):
+            same = np.ones(30, dtype=bool)
+            if s == 0 and m == 5:
+                same[:differ] = False
+            out[s][m] = Replay(m=m, T=300, R=30, seed=s, identical={"as written": same,
+                                                                    "intended": np.zeros(30, dtype=bool)},
+                               first_divergence={}, literal_star=np.zeros(30, dtype=np.int64))
+    return out
+
+
 def test_every_check_passes_on_results_where_the_claims_hold():
-    for claim_id, kwargs in rp.checks(_sweep(), _setup()).items():
+    for claim_id, kwargs in rp.checks(_sweep(), _setup(), _replay()).items():
         assert claims.check(claim_id, **kwargs)["outcome"] == "pass"
 
 
@@ -91,6 +108,13 @@ def test_escb_claims_fail_when_the_bug_model_is_the_intended_index():
     # ... and as the intended index's control it would hold too
     with pytest.raises(AssertionError, match="does not discriminate"):
         claims.check("cts.escb_intended", **rp.escb_intended(_setup(as_written=intended_like)))
+
+
+def test_escb_replay_fails_on_one_differing_run():
+    kw = rp.escb_replay(_replay(differ=1))
+    assert kw["per_seed"] == {0: pytest.approx(59 / 60, abs=1e-3), 1: 1.0, 2: 1.0}
+    with pytest.raises(AssertionError, match="did not reproduce"):
+        claims.check("cts.escb_replay", **kw)
 
 
 def test_ratio_interval_covers_the_ratio_of_means():

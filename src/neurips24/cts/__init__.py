@@ -2,6 +2,7 @@
 from . import (
     bandit,
     escb_code,
+    escb_literal,
     exercises,
     experiment,
     kernels,
@@ -18,6 +19,7 @@ from .experiment import (
     explore_run,
     load_full_record,
     run_curve,
+    run_escb_replay,
     run_paper_setup,
     run_regret_vs_m,
 )
@@ -26,9 +28,9 @@ from .runs import SimResult, simulate
 from .theory import chernoff_rate, escape_estimate, switch_probability
 from .two_set_runs import simulate_two_sets
 
-__all__ = ["bandit", "escb_code", "exercises", "experiment", "kernels", "plots", "policies", "reproduction", "runs",
-           "tables", "theory", "two_set_runs",
+__all__ = ["bandit", "escb_code", "escb_literal", "exercises", "experiment", "kernels", "plots", "policies",
+           "reproduction", "runs", "tables", "theory", "two_set_runs",
            "SemiBandit", "explicit_bandit", "top_m_bandit", "two_sets", "explore_run",
-           "load_full_record", "run_curve", "run_paper_setup", "run_regret_vs_m", "f_bonus", "g_scale",
-           "make_policy", "paper_policies", "SimResult", "simulate", "chernoff_rate", "escape_estimate",
+           "load_full_record", "run_curve", "run_escb_replay", "run_paper_setup", "run_regret_vs_m", "f_bonus",
+           "g_scale", "make_policy", "paper_policies", "SimResult", "simulate", "chernoff_rate", "escape_estimate",
            "switch_probability", "simulate_two_sets"]

@@ -6,6 +6,8 @@
   policy the decision-level simulation covers — BG-CTS, G-CTS, BG-CTS with the theorem's λ = 1, ESCB as intended
   and as written in the authors' code — at both scales (it takes seconds).
 - :func:`run_curve`: Fig. 1a (cumulative regret against t).
+- :func:`run_escb_replay`: the authors' ESCB class, transcribed literally, replayed run by run against the
+  package's model of it (and against ESCB as intended) on shared rewards.
 - :func:`explore_run`: the small run behind the chapter's widget.
 - :func:`load_full_record`: the recorded full-scale run (``full_scale.json``, written by
   ``python -m neurips24.cts.full_run``).
@@ -23,6 +25,7 @@ from tqdm.auto import tqdm
 from .. import seeding
 from ..scale import check_scale
 from .bandit import two_sets
+from .escb_literal import Replay, replay
 from .policies import PRIORS, Policy, make_policy
 from .runs import SimResult, simulate
 from .two_set_runs import simulate_two_sets
@@ -39,6 +42,13 @@ CONFIG = {
 PAPER_SETUP = {
     "fast": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, n_seeds=3, checkpoints=100),
     "full": dict(m_values=(5, 25, 45, 65), T=10_000, runs=150, n_seeds=5, checkpoints=200),
+}
+
+# the replay of the authors' ESCB class (a Python loop per run, ~60 µs per run and round): 9000 run-rounds per m
+# and seed at fast (about 3 s in all), 200 000 at full
+ESCB_REPLAY = {
+    "fast": dict(m_values=(5, 65), T=300, runs=30, n_seeds=3),
+    "full": dict(m_values=(5, 25, 45, 65), T=2000, runs=100, n_seeds=5),
 }
 
 # Fig. 1b of the paper: final mean regret at T = 10^4 over 150 runs, read off the log-scale figure
@@ -165,6 +175,20 @@ def run_curve(scale: str, sweep: RegretVsM | None = None, device: str | None = N
     decision = simulate_two_sets([c["m"]], [make_policy("escb"), make_policy("escb_code")], c["T"], c["runs"],
                                  seed=s0, checkpoints=cfg["checkpoints"])[c["m"]]
     return arm, decision
+
+
+def run_escb_replay(scale: str) -> dict:
+    """The authors' ESCB class (:class:`~neurips24.cts.escb_literal.LiteralESCB`) against the vectorised model of
+    it and ESCB as intended, on shared rewards, at ``ESCB_REPLAY[scale]`` (m values, T, runs) for each of the seeds
+    ``neurips24.seeds(n_seeds)``: dict seed -> dict m -> :class:`~neurips24.cts.escb_literal.Replay`.
+
+    Raises ValueError for an unknown scale.
+    """
+    cfg = ESCB_REPLAY[check_scale(scale)]
+    out: dict[int, dict[int, Replay]] = {}
+    for s in seeding.seeds(cfg["n_seeds"]):
+        out[s] = {m: replay(m, cfg["T"], cfg["runs"], seed=s) for m in cfg["m_values"]}
+    return out
 
 
 def _check_int(name: str, value, low: int) -> int:

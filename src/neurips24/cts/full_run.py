@@ -57,8 +57,9 @@ def run(out: Path) -> dict:
     sweep = experiment.run_regret_vs_m("full", device="cpu")
     setup = experiment.run_paper_setup("full")
     arm, decision = experiment.run_curve("full", sweep, device="cpu")
+    replay = experiment.run_escb_replay("full")
     outcomes = []
-    for claim_id, kwargs in reproduction.checks(sweep, setup).items():
+    for claim_id, kwargs in reproduction.checks(sweep, setup, replay).items():
         try:
             outcomes.append(dict(claims.check(claim_id, scale="full", **kwargs)))
         except AssertionError as exc:
@@ -70,7 +71,8 @@ def run(out: Path) -> dict:
         "versions": {"python": platform.python_version(), "numpy": np.__version__},
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, NumPy on the CPU",
         "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1),
-        "config": {"sweep": experiment.CONFIG["full"], "paper_setup": experiment.PAPER_SETUP["full"]},
+        "config": {"sweep": experiment.CONFIG["full"], "paper_setup": experiment.PAPER_SETUP["full"],
+                   "escb_replay": experiment.ESCB_REPLAY["full"]},
         "seeds": {"sweep": list(sweep.seeds),
                   "paper_setup": [int(s) for s in setup]},
         "sweep": {str(m): {str(s): _summary(sweep.runs[(m, s)]) for s in sweep.seeds_at(m)} for m in sweep.m_values},

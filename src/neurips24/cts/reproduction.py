@@ -210,8 +210,57 @@ def escb_intended(setup: dict) -> dict:
         paper_source="Fig. 1b, ESCB / BG-CTS")
 
 
-def checks(sweep: RegretVsM, setup: dict) -> dict:
-    """claim_id -> keyword arguments of :func:`neurips24.claims.check` for every claim of the chapter."""
+def _replay_counts(replay: dict, model: str) -> tuple[int, int]:
+    """(runs identical to the class, runs) of ``model``, over every seed and m of a
+    :func:`~neurips24.cts.experiment.run_escb_replay`."""
+    same = sum(int(r.identical[model].sum()) for by_m in replay.values() for r in by_m.values())
+    return same, sum(r.R for by_m in replay.values() for r in by_m.values())
+
+
+def escb_replay(replay: dict) -> dict:
+    """The vectorised bug model plays, run by run, exactly the action sequence of the authors' class transcribed
+    literally (every run of every seed and m); control: ESCB as intended against the same class. Per seed: the
+    share of the model's runs (all m) identical to the class's.
+
+    ``replay`` is what :func:`~neurips24.cts.experiment.run_escb_replay` returns: seed -> m -> Replay.
+    Raises ValueError for an empty replay or one without both models.
+    """
+    if not isinstance(replay, dict) or not replay or not all(isinstance(v, dict) and v for v in replay.values()):
+        raise ValueError("replay must be a non-empty dict seed -> m -> Replay (see run_escb_replay)")
+    first = next(iter(next(iter(replay.values())).values()))
+    missing = [k for k in ("as written", "intended") if k not in first.identical]
+    if missing:
+        raise ValueError(f"replay must hold the models 'as written' and 'intended', missing {missing}")
+
+    def measure(model):
+        same, n = _replay_counts(replay, model)
+        return {"runs": n, "runs that differ": n - same, "share identical": _r(same / n)}, same, n
+
+    measured, same, n = measure("as written")
+    control, _, _ = measure("intended")
+    ms = sorted(next(iter(replay.values())))
+    return dict(
+        per_seed={s: _r(sum(int(r.identical["as written"].sum()) for r in by_m.values())
+                        / sum(r.R for r in by_m.values())) for s, by_m in replay.items()},
+        claim=f"the package's model of the authors' ESCB (cts.escb_code, vectorised over runs) plays exactly the "
+              f"decisions of the authors' class transcribed literally (cts.escb_literal), round by round, in every "
+              f"run of every seed, on shared rewards (m = {', '.join(map(str, ms))}, T = {first.T}, {first.R} runs "
+              f"per m and seed)",
+        measured=measured, test=lambda v: v["runs that differ"] == 0,
+        control={"name": "ESCB as intended (Combes et al. 2015), against the same class and rewards",
+                 "measured": control},
+        interval=binomial_interval(same, n),
+        paper="the class that drew Fig. 1b's ESCB curve: ESCBbonus and cbanditsAlgo.select / update",
+        paper_source="CTSCode.ipynb (official code, commit c10df02)")
+
+
+def checks(sweep: RegretVsM, setup: dict, replay: dict) -> dict:
+    """claim_id -> keyword arguments of :func:`neurips24.claims.check` for every claim of the chapter.
+
+    ``sweep``: :func:`~neurips24.cts.experiment.run_regret_vs_m`; ``setup``:
+    :func:`~neurips24.cts.experiment.run_paper_setup`; ``replay``: :func:`~neurips24.cts.experiment.run_escb_replay`.
+    """
     return {"cts.paradox_ratio": paradox_ratio(sweep), "cts.stuck_runs": stuck_runs(sweep),
             "cts.small_m": small_m(sweep), "cts.bgcts_vs_paper": bgcts_vs_paper(setup),
-            "cts.escb_is_the_code": escb_is_the_code(setup), "cts.escb_intended": escb_intended(setup)}
+            "cts.escb_is_the_code": escb_is_the_code(setup), "cts.escb_replay": escb_replay(replay),
+            "cts.escb_intended": escb_intended(setup)}
