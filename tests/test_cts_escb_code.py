@@ -1,32 +1,32 @@
-"""The model of the authors' ESCB as written: its sums, choices and updates against the literal transcription of
-the class (cts.escb_literal.LiteralESCB), run by run on shared rewards (cts.escb_code)."""
+"""The model of the authors' ESCB as written: its sums, choices and updates against an independent
+one-run model of the same code (cts.escb_replay.ESCBOneRun), run by run on shared rewards (cts.escb_code)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from neurips24.cts import escb_code as ec
-from neurips24.cts.escb_literal import LiteralESCB
+from neurips24.cts.escb_replay import ESCBOneRun
 from neurips24.cts.policies import f_bonus
 
 
 @pytest.mark.parametrize("m", [2, 5, 13])
-def test_model_matches_the_literal_class_on_shared_rewards(m):
+def test_model_matches_the_one_run_model_on_shared_rewards(m):
     R, T = 40, 400
     rng = np.random.default_rng(m)
-    runs = [LiteralESCB(m) for _ in range(R)]
+    runs = [ESCBOneRun(m) for _ in range(R)]
     mu01, N01, played = ec.initial_state(R)
     mus = np.r_[np.full(m, 0.7), np.full(m, 0.9)]
     for t in range(1, T + 1):
         X = (rng.random((R, 2 * m)) < mus).astype(float)
         k = ec.choose_as_written(mu01, N01, t, m)
         for r, run in enumerate(runs):
-            vec = run.select()
-            assert run.bestdecision == k[r]
-            run.update(vec, X[r])
+            vec = run.choose()
+            assert run.decision == k[r]
+            run.observe(vec, X[r])
         ec.update_as_written(mu01, N01, played, k, X[:, :2])
     np.testing.assert_array_equal(N01, [run.N[:2] for run in runs])
-    np.testing.assert_array_equal(mu01, [run.muhats[:2] for run in runs])
+    np.testing.assert_array_equal(mu01, [run.mu[:2] for run in runs])
     assert played[:, 0].all()                                  # round 1 always plays A_1 (an exact tie)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from neurips24 import claims
 from neurips24.cts import reproduction as rp
-from neurips24.cts.escb_literal import Replay
+from neurips24.cts.escb_replay import Replay
 from neurips24.cts.experiment import PAPER_FIG_B, RegretVsM, setup_policies
 from neurips24.cts.runs import SimResult
 
@@ -65,7 +65,7 @@ def _replay(differ=0):
                 same[:differ] = False
             out[s][m] = Replay(m=m, T=300, R=30, seed=s, identical={"as written": same,
                                                                     "intended": np.zeros(30, dtype=bool)},
-                               first_divergence={}, literal_star=np.zeros(30, dtype=np.int64))
+                               first_divergence={}, star_rounds=np.zeros(30, dtype=np.int64))
     return out
 
 

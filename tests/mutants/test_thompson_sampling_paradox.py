@@ -86,8 +86,8 @@ def replay_checks(monkeypatch) -> dict:
 
 def test_escb_without_phantom_pulls(monkeypatch):
     """The ESCB bug model without its phantom pulls: Fig. 1b's four values cannot tell it from the model (both fit
-    the paper's ESCB curve about equally, see the chapter); the claim cts.escb_replay, which replays the authors'
-    class transcribed literally against the model run by run, catches it."""
+    the paper's ESCB curve about equally, see the chapter); the claim cts.escb_replay, which replays an independent
+    one-run model of the authors' code against the vectorised model run by run, catches it."""
     def no_phantom(mu01, N01, played, k, X01):
         a1 = k == 0
         N01[:] = np.where(a1[:, None], np.where(N01 < 0.5, 1.0, N01 + 1.0), N01)

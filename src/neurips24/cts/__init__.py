@@ -2,7 +2,7 @@
 from . import (
     bandit,
     escb_code,
-    escb_literal,
+    escb_replay,
     exercises,
     experiment,
     kernels,
@@ -28,7 +28,7 @@ from .runs import SimResult, simulate
 from .theory import chernoff_rate, escape_estimate, switch_probability
 from .two_set_runs import simulate_two_sets
 
-__all__ = ["bandit", "escb_code", "escb_literal", "exercises", "experiment", "kernels", "plots", "policies",
+__all__ = ["bandit", "escb_code", "escb_replay", "exercises", "experiment", "kernels", "plots", "policies",
            "reproduction", "runs", "tables", "theory", "two_set_runs",
            "SemiBandit", "explicit_bandit", "top_m_bandit", "two_sets", "explore_run",
            "load_full_record", "run_curve", "run_escb_replay", "run_paper_setup", "run_regret_vs_m", "f_bonus",

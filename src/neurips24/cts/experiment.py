@@ -6,8 +6,8 @@
   policy the decision-level simulation covers — BG-CTS, G-CTS, BG-CTS with the theorem's λ = 1, ESCB as intended
   and as written in the authors' code — at both scales (it takes seconds).
 - :func:`run_curve`: Fig. 1a (cumulative regret against t).
-- :func:`run_escb_replay`: the authors' ESCB class, transcribed literally, replayed run by run against the
-  package's model of it (and against ESCB as intended) on shared rewards.
+- :func:`run_escb_replay`: a one-run-at-a-time model of the authors' ESCB as their code runs it, replayed run by
+  run against the package's vectorised model of it (and against ESCB as intended) on shared rewards.
 - :func:`explore_run`: the small run behind the chapter's widget.
 - :func:`load_full_record`: the recorded full-scale run (``full_scale.json``, written by
   ``python -m neurips24.cts.full_run``).
@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 from .. import seeding
 from ..scale import check_scale
 from .bandit import two_sets
-from .escb_literal import Replay, replay
+from .escb_replay import Replay, replay
 from .policies import PRIORS, Policy, make_policy
 from .runs import SimResult, simulate
 from .two_set_runs import simulate_two_sets
@@ -178,9 +178,10 @@ def run_curve(scale: str, sweep: RegretVsM | None = None, device: str | None = N
 
 
 def run_escb_replay(scale: str) -> dict:
-    """The authors' ESCB class (:class:`~neurips24.cts.escb_literal.LiteralESCB`) against the vectorised model of
-    it and ESCB as intended, on shared rewards, at ``ESCB_REPLAY[scale]`` (m values, T, runs) for each of the seeds
-    ``neurips24.seeds(n_seeds)``: dict seed -> dict m -> :class:`~neurips24.cts.escb_literal.Replay`.
+    """ESCB as the authors' code runs it, one run at a time (:class:`~neurips24.cts.escb_replay.ESCBOneRun`),
+    against the vectorised model of it and ESCB as intended, on shared rewards, at ``ESCB_REPLAY[scale]`` (m
+    values, T, runs) for each of the seeds ``neurips24.seeds(n_seeds)``:
+    dict seed -> dict m -> :class:`~neurips24.cts.escb_replay.Replay`.
 
     Raises ValueError for an unknown scale.
     """

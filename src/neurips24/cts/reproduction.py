@@ -211,16 +211,16 @@ def escb_intended(setup: dict) -> dict:
 
 
 def _replay_counts(replay: dict, model: str) -> tuple[int, int]:
-    """(runs identical to the class, runs) of ``model``, over every seed and m of a
+    """(runs identical to the one-run model, runs) of ``model``, over every seed and m of a
     :func:`~neurips24.cts.experiment.run_escb_replay`."""
     same = sum(int(r.identical[model].sum()) for by_m in replay.values() for r in by_m.values())
     return same, sum(r.R for by_m in replay.values() for r in by_m.values())
 
 
 def escb_replay(replay: dict) -> dict:
-    """The vectorised bug model plays, run by run, exactly the action sequence of the authors' class transcribed
-    literally (every run of every seed and m); control: ESCB as intended against the same class. Per seed: the
-    share of the model's runs (all m) identical to the class's.
+    """The vectorised bug model plays, run by run, exactly the action sequence of the independent one-run model of
+    the authors' code (:class:`~neurips24.cts.escb_replay.ESCBOneRun`; every run of every seed and m); control:
+    ESCB as intended against the same one-run model. Per seed: the share of the model's runs (all m) identical.
 
     ``replay`` is what :func:`~neurips24.cts.experiment.run_escb_replay` returns: seed -> m -> Replay.
     Raises ValueError for an empty replay or one without both models.
@@ -243,11 +243,12 @@ def escb_replay(replay: dict) -> dict:
         per_seed={s: _r(sum(int(r.identical["as written"].sum()) for r in by_m.values())
                         / sum(r.R for r in by_m.values())) for s, by_m in replay.items()},
         claim=f"the package's model of the authors' ESCB (cts.escb_code, vectorised over runs) plays exactly the "
-              f"decisions of the authors' class transcribed literally (cts.escb_literal), round by round, in every "
+              f"decisions of an independent one-run-at-a-time model of the same code (cts.escb_replay.ESCBOneRun), "
+              f"round by round, in every "
               f"run of every seed, on shared rewards (m = {', '.join(map(str, ms))}, T = {first.T}, {first.R} runs "
               f"per m and seed)",
         measured=measured, test=lambda v: v["runs that differ"] == 0,
-        control={"name": "ESCB as intended (Combes et al. 2015), against the same class and rewards",
+        control={"name": "ESCB as intended (Combes et al. 2015), against the same one-run model and rewards",
                  "measured": control},
         interval=binomial_interval(same, n),
         paper="the class that drew Fig. 1b's ESCB curve: ESCBbonus and cbanditsAlgo.select / update",

@@ -1,5 +1,5 @@
-"""The literal transcription of the authors' ESCB class, the replay of the package's models against it, and the
-claim built on the replay (cts.escb_literal, cts.experiment.run_escb_replay, cts.reproduction.escb_replay)."""
+"""The one-run model of the authors' ESCB as their code runs it, the replay of the package's models against it, and the
+claim built on the replay (cts.escb_replay, cts.experiment.run_escb_replay, cts.reproduction.escb_replay)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,24 +7,24 @@ import pytest
 
 from neurips24 import claims
 from neurips24.cts import escb_code, experiment
-from neurips24.cts import escb_literal as el
+from neurips24.cts import escb_replay as el
 from neurips24.cts import reproduction as rp
 from neurips24.cts.policies import f_bonus
 
 
-def test_class_hand_case_phantom_pulls():
-    run = el.LiteralESCB(3)
+def test_one_run_model_hand_case_phantom_pulls():
+    run = el.ESCBOneRun(3)
     assert run.N.tolist() == [1e-8] * 6 and run.t == 1
-    vec = run.select()
-    assert run.bestdecision == 0 and vec.tolist() == [1, 1, 1, 0, 0, 0]    # round 1: an exact tie, to A_1
-    run.update(vec, np.array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0]))
+    vec = run.choose()
+    assert run.decision == 0 and vec.tolist() == [1, 1, 1, 0, 0, 0]    # round 1: an exact tie, to A_1
+    run.observe(vec, np.array([1.0, 0.0, 1.0, 1.0, 1.0, 1.0]))
     # played arms: N 1e-8 -> 1, then the int-array index adds one pull to elements 0 and 1 (phantom pulls)
     np.testing.assert_array_equal(run.N, [2, 2, 1, 1e-8, 1e-8, 1e-8])
-    np.testing.assert_array_equal(run.muhats, [0.5, 0.0, 1.0, 0, 0, 0])
-    run.update(np.array([0, 0, 0, 1, 1, 1]), np.ones(6))                  # A*'s first play: phantoms on 0 and 1
+    np.testing.assert_array_equal(run.mu, [0.5, 0.0, 1.0, 0, 0, 0])
+    run.observe(np.array([0, 0, 0, 1, 1, 1]), np.ones(6))                  # A*'s first play: phantoms on 0 and 1
     np.testing.assert_array_equal(run.N, [3, 3, 1, 1, 1, 1])
-    np.testing.assert_array_equal(run.muhats[:3], [0.5, 0.0, 1.0])
-    run.update(np.array([0, 0, 0, 1, 1, 1]), np.zeros(6))                 # later plays: real pulls only
+    np.testing.assert_array_equal(run.mu[:3], [0.5, 0.0, 1.0])
+    run.observe(np.array([0, 0, 0, 1, 1, 1]), np.zeros(6))                 # later plays: real pulls only
     np.testing.assert_array_equal(run.N, [3, 3, 1, 2, 2, 2])
     assert run.t == 4
 
@@ -32,11 +32,11 @@ def test_class_hand_case_phantom_pulls():
 def test_bonus_reads_elements_0_and_1_and_f_is_twice_f_bonus():
     mu, N = np.arange(6.0), np.ones(6)
     ind = np.array([0, 0, 0, 1, 1, 1])
-    f = el.fbonuses(1, 3)
-    assert el.escb_bonus(1, mu, ind, N, sigma=0.5) == pytest.approx(3 * 0 + 3 * 1 + 0.5 * np.sqrt(f * 6))
+    f = el.exploration(1, 3)
+    assert el.index_as_run(1, mu, N, ind, 0.5) == pytest.approx(3 * 0 + 3 * 1 + 0.5 * np.sqrt(f * 6))
     for t in (1, 2, 50, 10_000):
-        assert el.fbonuses(t, 7) == pytest.approx(2 * f_bonus(t, 7), rel=1e-14)
-        assert el.fbonuses(t, 7, 1.0) == pytest.approx(2 * f_bonus(t, 7, 1.0), rel=1e-14)
+        assert el.exploration(t, 7) == pytest.approx(2 * f_bonus(t, 7), rel=1e-14)
+        assert el.exploration(t, 7, 1.0) == pytest.approx(2 * f_bonus(t, 7, 1.0), rel=1e-14)
 
 
 def test_replay_model_matches_intended_does_not():
@@ -46,7 +46,7 @@ def test_replay_model_matches_intended_does_not():
     assert (r.first_divergence["as written"] == 201).all()
     assert r.differ("intended") == 12                         # ESCB as intended explores: it leaves the class
     assert (r.first_divergence["intended"] <= 200).all()
-    assert ((r.literal_star >= 0) & (r.literal_star <= 200)).all()
+    assert ((r.star_rounds >= 0) & (r.star_rounds <= 200)).all()
 
 
 def test_replay_catches_a_model_without_phantom_pulls(monkeypatch):
@@ -94,12 +94,12 @@ def test_claim_fails_when_the_control_matches_too(monkeypatch):
 
 
 @pytest.mark.parametrize(("call", "msg"), [
-    (lambda: el.LiteralESCB(1), "m must be an integer >= 2"),
-    (lambda: el.LiteralESCB(5, sigma=0.0), "sigma must be"),
-    (lambda: el.LiteralESCB(5, lamda=-1.0), "lamda must be"),
-    (lambda: el.LiteralESCB(5).update(np.ones(9, dtype=int), np.ones(10)), r"indexes must be a \(10,\)"),
-    (lambda: el.LiteralESCB(5).update(np.ones(10), np.ones(10)), "indexes must be"),        # floats, not ints
-    (lambda: el.LiteralESCB(5).update(np.ones(10, dtype=int), np.ones(4)), r"rewards must be a \(10,\)"),
+    (lambda: el.ESCBOneRun(1), "m must be an integer >= 2"),
+    (lambda: el.ESCBOneRun(5, sigma=0.0), "sigma must be"),
+    (lambda: el.ESCBOneRun(5, lam=-1.0), "lam must be"),
+    (lambda: el.ESCBOneRun(5).observe(np.ones(9, dtype=int), np.ones(10)), r"vector must be a \(10,\)"),
+    (lambda: el.ESCBOneRun(5).observe(np.ones(10), np.ones(10)), "vector must be"),        # floats, not ints
+    (lambda: el.ESCBOneRun(5).observe(np.ones(10, dtype=int), np.ones(4)), r"rewards must be a \(10,\)"),
     (lambda: el.replay(1, 10, 2, 0), "m must be an integer >= 2"),
     (lambda: el.replay(5, 0, 2, 0), "T must be"),
     (lambda: el.replay(5, 10, 0, 0), "R must be"),
@@ -117,6 +117,6 @@ def test_bad_input(call, msg):
         call()
 
 
-def test_class_rejects_a_non_integer_m():
+def test_one_run_model_rejects_a_non_integer_m():
     with pytest.raises((TypeError, ValueError), match="m"):
-        el.LiteralESCB(2.5)
+        el.ESCBOneRun(2.5)
