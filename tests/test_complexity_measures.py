@@ -68,6 +68,19 @@ def test_importance_equals_autograd_gradient_times_input():
     np.testing.assert_allclose(cx.importance(Z, D, W, c), expected, rtol=1e-12)
 
 
+def test_importance_is_unchanged_by_relabelling_the_classes():
+    """Γ reads each input's predicted logit, so no class is privileged: permuting the head's rows and renaming
+    the predictions with the same permutation gives the same Γ (a Γ read on one fixed logit would change)."""
+    rng = np.random.default_rng(1)
+    Z, D, W = rng.random((40, 6)), rng.random((6, 8)), rng.normal(size=(5, 8))
+    c = rng.integers(0, 5, size=40)
+    perm = rng.permutation(5)
+    while perm[0] == 0:
+        perm = rng.permutation(5)
+    new_of = np.argsort(perm)                          # old class j sits in row new_of[j] of W[perm]
+    np.testing.assert_allclose(cx.importance(Z, D, W[perm], new_of[c]), cx.importance(Z, D, W, c), rtol=1e-12)
+
+
 def test_dictionary_reconstructs_and_encodes_like_its_fit():
     rng = np.random.default_rng(0)
     A = rng.random((80, 5)) @ rng.random((5, 16))

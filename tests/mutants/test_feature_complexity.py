@@ -77,3 +77,29 @@ def test_in_sample_r2_without_ridge(monkeypatch, digits, base):
     monkeypatch.setattr(vinfo, "v_information", in_sample)
     assert_caught(CHAPTER, "in_sample_r2", "V-information as the in-sample R² of an unregularised decoder "
                   "(scored on the rows it was fitted on)", judged(digits), base)
+
+
+
+def test_importance_read_on_logit_0_is_caught_by_the_unit_tests_not_by_a_claim(monkeypatch):
+    """Γ read on logit 0: ∂y_0/∂z_i · z_i for every input instead of the predicted class's logit y_c(x). No claim
+    of the chapter catches it. On the mutant size (digits seeds 0-4) the outcomes stay as they are: the paper's
+    mean ρ(K, Γ) moves from -0.713 to -0.570, ρ(K, Γ / sd z) from 0.174 [-0.084, 0.431] to 0.102 [-0.190, 0.393]
+    (not reproduced either way) and the epoch-1 ρ(K, Γ) from -0.432 [-0.578, -0.286] to -0.407 [-0.739, -0.074]
+    (still below 0); the spread does not involve Γ. The chapter's point is that Γ's ranking of the features is
+    driven by their magnitude E|z|, which the mutant keeps (its Γ ranks the features like the right one with
+    Spearman 0.67-0.75 per seed). What it breaks is the definition itself, which two unit tests check
+    (tests/test_complexity_measures.py): Γ equals autograd's gradient x input of the full head on each input's
+    predicted logit, and relabelling the classes (permuting the head's rows with the predictions) leaves Γ
+    unchanged; this test plants the bug where those tests call it and says that both fail."""
+    from neurips24 import complexity
+    from tests import test_complexity_measures as unit
+
+    def logit_0(Z, D, W_fc, predicted):
+        return np.abs(np.asarray(Z) * (np.asarray(W_fc) @ np.asarray(D).T)[0]).mean(0)
+
+    for module in (complexity, vinfo, experiment):
+        monkeypatch.setattr(module, "importance", logit_0)
+    for unit_test in (unit.test_importance_equals_autograd_gradient_times_input,
+                      unit.test_importance_is_unchanged_by_relabelling_the_classes):
+        with pytest.raises(AssertionError):
+            unit_test()
