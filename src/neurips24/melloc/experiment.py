@@ -107,6 +107,69 @@ def run_benchmark(scale: str = "fast", kinds=None, dtypes=None, n: int | None = 
     return BenchmarkResult(rows, notes, cfg)
 
 
+PDE_KINDS = ("poisson", "heat", "wave")     # the three PDE fields of the pre-registered comparison
+
+
+def pde_cases(n, dtypes=("float32", "float64"), competitors=("pcodec",), seed: int | None = None,
+              n_sources: int = 6, tile: int = 1024) -> list[dict]:
+    """The mechanism forced (no fallback) against named competitors on the three PDE fields: ratios only.
+
+    One encode per codec and field, no timing, so that the grids of the full scale fit on a laptop: the Poisson,
+    heat and wave fields of :func:`fields.make_field` (the benchmark's fields and seed) at side ``n``, coded by
+    MeLLoC with ``mode='mechanism'`` in tiles of ``tile`` and decoded once to check the bits.
+
+    Parameters
+    ----------
+    n : grid side (int ≥ 16), or a dict dtype name -> side.
+    dtypes : non-empty sequence of 'float32' / 'float64'.
+    competitors : non-empty sequence of names of :data:`baselines.BASELINES`; those not installed are left out.
+    seed : the fields' seed (default ``neurips24.seed(0)``, as :func:`run_benchmark`).
+
+    Returns
+    -------
+    list of dicts, one per field and dtype: field, dtype, n, seed, ``mechanism`` (ratio), ``mechanism_exact``,
+    ``ratios`` (competitor -> ratio), ``best`` / ``best_ratio`` (the strongest competitor), ``wins`` (the
+    mechanism's ratio is above every competitor's), ``cpu_s`` (CPU seconds for the row).
+
+    Raises
+    ------
+    ValueError if ``n``, ``dtypes``, ``competitors`` or ``tile`` is not as above.
+    """
+    from .baselines import BASELINES
+
+    dtypes = tuple(dtypes) if isinstance(dtypes, (list, tuple)) else dtypes
+    if not (isinstance(dtypes, tuple) and dtypes and all(d in ("float32", "float64") for d in dtypes)):
+        raise ValueError(f"dtypes must be a non-empty sequence of 'float32'/'float64', got {dtypes!r}")
+    sides = n if isinstance(n, dict) else {d: n for d in dtypes}
+    for d in dtypes:
+        side = sides.get(d)
+        if isinstance(side, bool) or not (isinstance(side, (int, np.integer)) and side >= 16):
+            raise ValueError(f"n must be an integer >= 16 (or a dict dtype -> such a side), got {n!r}")
+    comps = tuple(competitors) if isinstance(competitors, (list, tuple)) else competitors
+    if not (isinstance(comps, tuple) and comps and all(isinstance(c, str) and c in BASELINES for c in comps)):
+        raise ValueError(f"competitors must be a non-empty sequence of {tuple(BASELINES)}, got {competitors!r}")
+    if isinstance(tile, bool) or not (isinstance(tile, (int, np.integer)) and tile >= 8):
+        raise ValueError(f"tile must be an integer >= 8, got {tile!r}")
+    found, _ = available_baselines()
+    seed = seeding.seed(0) if seed is None else seed
+    rows = []
+    for dtype in dtypes:
+        for kind in PDE_KINDS:
+            t0 = time.process_time()
+            u = make_field(kind, int(sides[dtype]), np.dtype(dtype), seed, n_sources)
+            blob = compress(u, mode="mechanism", tile=tile)
+            exact = bool(np.array_equal(decompress(blob).view(np.uint8), u.view(np.uint8)))
+            ratios = {c: u.nbytes / len(found[c][0](u)) for c in comps if c in found}
+            mech = u.nbytes / len(blob)
+            best = max(ratios, key=ratios.get) if ratios else None
+            rows.append({"field": kind, "dtype": dtype, "n": int(sides[dtype]), "seed": seed, "mechanism": mech,
+                         "mechanism_exact": exact, "ratios": ratios, "best": best,
+                         "best_ratio": ratios[best] if best else None,
+                         "wins": bool(ratios) and all(mech > r for r in ratios.values()),
+                         "cpu_s": time.process_time() - t0})
+    return rows
+
+
 RECOVERY_OPERATORS = {            # name: 3×3 template that generates the field (periodic K v = g)
     "Δ5": template(1, 1),                                  # the control: Δ5 data must return Δ5
     "Δ5+Δx": template(1, 1, b=1),                          # 9-point, diagonal terms
