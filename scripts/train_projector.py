@@ -12,11 +12,13 @@ Recorded commands (the shipped weights; see the 'meta' entry inside each .npz fo
 The two shipped projectors were trained on the earlier whole-stream draw of the data (see
 neurips24.assets.tinyvlm_data.legacy_training_examples); a run of this script now uses the prefix-stable stream
 and records meta['stream'] = 'per-example'. The control projector of the VLM-classification chapter's
-balanced-data claim (question format with Zipf classes), not shipped (about 45 minutes on one CPU thread):
+balanced-data claim (question format with Zipf classes; the balanced projector's 771 steps of batch 8), shipped
+as tinyvlm_zipf_question.npz (23 minutes on one CPU thread beside other jobs, 2026-12-05; written to /work and
+copied beside the package, as its meta['command'] records):
 
     OMP_NUM_THREADS=1 nice -n 10 .venv/bin/python scripts/train_projector.py --variant zipf_question --seed 0 \
-        --minutes 45 --out src/neurips24/assets/tinyvlm_zipf_question.npz --log /tmp/tinyvlm_zipf_question.log \
-        --scheduler serial
+        --steps 771 --minutes 100 --out src/neurips24/assets/tinyvlm_zipf_question.npz \
+        --log /tmp/tinyvlm_zipf_question.log --scheduler serial
 
 Both towers are frozen; only the projector (0.95 M parameters) learns, with Adam (lr 1e-2, gradient norm
 clipped at 1; LLaVA-1.5's stage-1 rate 1e-3 with batch 256, and 3e-3, left the caption loss of a batch-8 run near

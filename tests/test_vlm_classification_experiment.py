@@ -35,6 +35,7 @@ def _result():
     caps.closed_correct = np.ones(50, bool)
     caps.control_correct = np.zeros(50, bool)
     bal = _variant("balanced", labels, np.arange(100) % 10 != 0, 0.9)
+    zq = _variant("zipf_question", labels, np.arange(100) % 10 < 7, 0.9)        # open 70 %, probe 90 %
     unt = _variant("untrained", labels, np.zeros(100, bool), 0.45)
     splits = {s: (np.arange(0, 100, 5), np.setdiff1d(np.arange(100), np.arange(0, 100, 5))) for s in SEEDS}
     return experiment.VLMClassificationResult(
@@ -42,7 +43,7 @@ def _result():
         vision_probe_accuracy={s: 0.9 for s in SEEDS}, shuffled_probe_accuracy={s: 0.1 for s in SEEDS},
         frequency=freq, frequency_balanced=freq + 100, closed_rows=closed_rows,
         candidates=np.zeros((50, 2), int), control_candidates=np.zeros((50, 2), int),
-        variants={"captions": caps, "balanced": bal, "untrained": unt}, seconds=1.0)
+        variants={"captions": caps, "balanced": bal, "zipf_question": zq, "untrained": unt}, seconds=1.0)
 
 
 def test_gaps_hand_worked():
@@ -56,6 +57,11 @@ def test_gaps_hand_worked():
     assert g["training prompt"][0] == pytest.approx(100 * (0.85 - r.variants["captions"].open_correct[test].mean()))
     b = reproduction.balanced_gap(r)
     assert b["gap"][2] == pytest.approx(0.0) and b["control"][2] == pytest.approx(30.0)
+    f = reproduction.format_gap(r)                  # question format, Zipf classes: 90 - 70; control balanced
+    assert f["gap"][1] == pytest.approx(20.0) and f["control"][1] == pytest.approx(0.0)
+    kw = reproduction.checks(r)["vlm_classification.balance_not_format"]
+    assert kw["test"](kw["measured"]) and not kw["test"](kw["control"]["measured"])
+    assert kw["per_seed"] == {s: 20.0 for s in SEEDS}
     c = reproduction.closed_world_narrowing(r)
     open_closed = r.variants["captions"].open_correct[r.closed_rows].mean()
     assert c["measured"] == pytest.approx(100 * (1 - open_closed)) and c["control"] == pytest.approx(-100 * open_closed)
@@ -123,7 +129,7 @@ def test_lm_outputs_leave_the_callers_model_untouched(monkeypatch):
     assert {name for name, _, _ in seen} == set(experiment.PROJECTORS)
     assert all(lm == "the LM" and proj is not sentinel for _, proj, lm in seen)
     assert set(outputs) == {"captions.open", "captions.train_prompt", "captions.closed", "captions.closed_control",
-                            "balanced.open", "untrained.open"}
+                            "balanced.open", "zipf_question.open", "untrained.open"}
 
 
 def test_bad_input():

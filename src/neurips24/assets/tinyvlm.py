@@ -8,12 +8,14 @@ to one language-model token, trained on captions with both towers frozen - "stag
 tower is EfficientNet-Lite0 (ImageNet-trained, :mod:`neurips24.assets.efficientnet`; its last feature map at
 96 x 96 input, average-pooled to 2 x 2 cells), the language model SmolLM2-135M-Instruct
 (:mod:`neurips24.assets.smollm`). Only the projector (0.95 M parameters) is trained, by
-``scripts/train_projector.py``; two trained projectors ship beside this file (:data:`WEIGHTS`):
+``scripts/train_projector.py``; three trained projectors ship beside this file (:data:`WEIGHTS`):
 
 * ``captions`` - trained on MNIST captions with a Zipf class frequency plus rendered-shape captions
   (:mod:`neurips24.assets.tinyvlm_data`);
 * ``balanced`` - the same stream with a third of the examples replaced by class-balanced classification-format
-  digits ("What type of object is in this photo?" -> "seven.").
+  digits ("What type of object is in this photo?" -> "seven.");
+* ``zipf_question`` - the same replacement in classification format, with the classes drawn from the captions'
+  Zipf law instead of balanced (the control that separates the class balance from the question format).
 
 Text format, one sequence per image: ``[4 image tokens] {prompt}\\nAnswer: {answer}<|im_end|>``; the loss is on
 the answer tokens and the end token. The chat template is not used (it would double the sequence length).
@@ -42,7 +44,8 @@ D_MODEL = 576              # SmolLM2-135M width
 N_LAYERS = 30
 ANSWER_CUE = "\nAnswer:"
 HERE = Path(__file__).resolve().parent
-WEIGHTS = {"captions": HERE / "tinyvlm_captions.npz", "balanced": HERE / "tinyvlm_balanced.npz"}
+WEIGHTS = {"captions": HERE / "tinyvlm_captions.npz", "balanced": HERE / "tinyvlm_balanced.npz",
+           "zipf_question": HERE / "tinyvlm_zipf_question.npz"}
 
 
 def _torch():
@@ -107,8 +110,8 @@ def load_projector(variant: str | Path = "captions"):
 
     Parameters
     ----------
-    variant : 'captions' or 'balanced' (the shipped files, :data:`WEIGHTS`), or a path to an ``.npz`` written by
-        :func:`save_projector`.
+    variant : 'captions', 'balanced' or 'zipf_question' (the shipped files, :data:`WEIGHTS`), or a path to an
+        ``.npz`` written by :func:`save_projector`.
 
     Returns
     -------

@@ -1,8 +1,9 @@
 """The miniature of the paper's analysis on the shared small VLM: generative vs probe accuracy, frequency, data.
 
 :func:`run_vlm_classification` evaluates the shipped projectors of :mod:`neurips24.assets.tinyvlm` ('captions':
-Zipf-frequency captions only; 'balanced': the same plus class-balanced classification-format data) and, as a
-control, an *untrained* projector, on a pool of held-out MNIST test digits (never trained on):
+Zipf-frequency captions only; 'balanced': the same plus class-balanced classification-format data;
+'zipf_question': the same classification format with Zipf-distributed classes) and, as a control, an *untrained*
+projector, on a pool of held-out MNIST test digits (never trained on):
 
 * open-world generation (greedy, substring match) with the paper's question, and with the projector's own
   training prompt (none: the caption follows the image), for the 'captions' projector (Sec. 2);
@@ -46,7 +47,7 @@ MAX_NEW_TOKENS = 6
 TRAINING_PROMPT = tinyvlm_data.CAPTION_INSTRUCTIONS[0]   # the prompt the projectors were trained with (empty)
 UNTRAINED_SEED = 0    # the control's untrained projector (a recorded draw, like the shipped projectors' seeds)
 CANDIDATE_SEED = 0    # the closed-world candidates (recorded with the shipped outputs)
-PROJECTORS = ("captions", "balanced", "untrained")
+PROJECTORS = ("captions", "balanced", "zipf_question", "untrained")
 HERE = Path(__file__).resolve().parent
 SHIPPED = {"fast": HERE / "outputs_fast.npz"}
 
@@ -57,7 +58,7 @@ class VariantResult:
 
     Attributes
     ----------
-    name : 'captions', 'balanced' or 'untrained'.
+    name : 'captions', 'balanced', 'zipf_question' or 'untrained'.
     open_texts : N greedy answers to the paper's question (empty strings for 'untrained', which only gives
         hidden states); open_correct : (N,) bool, substring match.
     scores : (N, 10) float64, log-likelihood (nats) of each digit name as the answer; prob_pred : (N,) argmax.
@@ -112,7 +113,7 @@ class VLMClassificationResult:
     frequency : (10,) int64, training captions that mention each digit name, counted in exactly the examples
         the 'captions' projector saw; frequency_balanced : the same for the 'balanced' projector.
     closed_rows : (n,) int64 pool indices of the closed-world digits; candidates, control_candidates : (n, 2).
-    variants : name -> :class:`VariantResult` ('captions', 'balanced', 'untrained').
+    variants : name -> :class:`VariantResult` ('captions', 'balanced', 'zipf_question', 'untrained').
     seconds : wall-clock seconds of the run. source : where the LM outputs came from ('shipped', 'cache',
         'computed').
     """
@@ -241,6 +242,7 @@ def _parts(scale: str, labels) -> dict:
             "captions.closed": ("captions", _closed_prompts(cand), closed_rows, "generate"),
             "captions.closed_control": ("captions", _closed_prompts(ctrl), closed_rows, "generate"),
             "balanced.open": ("balanced", evaluation.OPEN_QUESTION, None, "generate"),
+            "zipf_question.open": ("zipf_question", evaluation.OPEN_QUESTION, None, "generate"),
             "untrained.open": ("untrained", evaluation.OPEN_QUESTION, None, "hidden")}, closed_rows, cand, ctrl
 
 
