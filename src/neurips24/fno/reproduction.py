@@ -216,12 +216,6 @@ def live_check(grid, live) -> dict:
         measured=measured,
         paper="(reproducibility of the shipped grid on which the trainability claims are judged)",
         test=lambda m: m["cells inside"] == m["cells"],
-        expect="not reproduced",
-        tried=(f"the table's own runs re-trained in this process: seeds {', '.join(str(int(r)) for r in live.seeds)} "
-               f"at σ² = {', '.join(f'{s:g}' for s in live.sigma2)}, L = {', '.join(str(int(L)) for L in live.depths)}"
-               ", the grid's data, width, modes, steps, batch and learning rate, one thread; the table was made "
-               "on another CPU, and the same (σ², seed) run differs from its table entry by up to a factor "
-               f"{float(np.exp(measured['max |log(live / the same run in the table)|'])):.2f}"),
         control={"name": f"the same rule against the table's seeds at L = {int(min(grid.depths))} (another depth)",
                  "measured": {k: v for k, v in inside(other).items() if k != "by cell"}},
         interval=claims.t_interval(live.test_loss[worst]),
