@@ -148,6 +148,10 @@ EXPECT: dict = {
     "ttd.sf_gain": dict(expect=_NR, tried="SF's mean gain stays below 1 % at both γ, while the reversed weights "
                                           "M − ω raise it by more at γ = 50"),
     "ttd.sf_gain_gamma1": dict(expect=_NR, tried="SF's mean gain stays below 1 % at both γ"),
+    "ttd.ag_gain": dict(fragile="AG's mean gain at the code's γ sits near the paper's 1 % low end: the training seeds "
+                                 "0-2 give 1.72 %, 2.25 % and 2.93 % (range above 1 %), the seeds 1000-1002 2.55 %, "
+                                 "0.81 % and 1.41 % (range [0.81 %, 2.55 %]), so whether every seed clears 1 % depends "
+                                 "on the training seeds"),
     "ttd.ag_gain_gamma1": dict(expect=_NR, tried="AG rises by at least 1 % at the code's γ = 50 only"),
     "ttd.weights_follow_quality_gamma1": dict(
         expect=_NR, tried="at γ = 1 the weights follow the edges, where both sources' losses are largest, and "
