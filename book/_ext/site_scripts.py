@@ -127,16 +127,7 @@ def _text(cell: dict) -> str:
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
 
 
-def _glued_text(output: dict) -> str | None:
-    data = output.get("data", {})
-    for mime in ("text/markdown", "text/plain"):
-        if mime in data:
-            value = "".join(data[mime]) if isinstance(data[mime], list) else data[mime]
-            return value.strip()
-    return None
-
-
-def saved_copy(colab: dict, executed: dict, glued: dict) -> dict | None:
+def saved_copy(colab: dict, executed: dict, glued: dict, book: dict | None = None) -> dict | None:
     """The chapter's saved run: its Colab copy with the executed chapter's outputs and glued values.
 
     Parameters
@@ -144,15 +135,20 @@ def saved_copy(colab: dict, executed: dict, glued: dict) -> dict | None:
     colab : the Colab copy (``colab/<stem>.ipynb``), as a dict; not changed.
     executed : the chapter as the build ran it (myst-nb's ``jupyter_execute/notebooks/<stem>.ipynb``), as a dict.
     glued : the run's glued values by name (myst-nb's ``<stem>.glue.json``: each an output with ``data``).
+    book : the recorded values the copy shows beside its placeholders (``neurips24.colab.BOOK_VALUES``, this
+        chapter's entry), by name; None -> none.
 
     Returns
     -------
     dict, a new notebook: each code cell gets the executed cell's ``outputs`` and ``execution_count``; each
-    ```⟨name⟩``` of the prose becomes the glued value's text (a value without text stays a placeholder); the copy's
-    note on placeholders becomes :data:`SAVED_NOTE`. None when the code cells differ in number, ids or source
-    (a solution's ``#@title`` line aside): the copy is stale, and the outputs would be another chapter's.
+    ```⟨name⟩``` of the prose, with the recorded value beside it, becomes the glued value's text (a value without
+    text stays a placeholder); the copy's note on placeholders becomes :data:`SAVED_NOTE`. None when the code
+    cells differ in number, ids or source (a solution's ``#@title`` line aside): the copy is stale, and the
+    outputs would be another chapter's.
     """
     import copy
+
+    from neurips24.colab import glued_text, placeholder
 
     new = copy.deepcopy(colab)
     mine = [c for c in new["cells"] if c["cell_type"] == "code"]
@@ -167,7 +163,8 @@ def saved_copy(colab: dict, executed: dict, glued: dict) -> dict | None:
             return None
         a["outputs"] = copy.deepcopy(b.get("outputs", []))
         a["execution_count"] = b.get("execution_count")
-    values = {name: _glued_text(out) for name, out in glued.items()}
+    values = {name: glued_text(out) for name, out in glued.items()}
+    recorded = {placeholder(name, text): placeholder(name) for name, text in (book or {}).items()}
 
     def value(m: re.Match) -> str:
         text = values.get(m.group("name"))
@@ -177,6 +174,8 @@ def saved_copy(colab: dict, executed: dict, glued: dict) -> dict | None:
         if cell["cell_type"] != "markdown":
             continue
         text = _text(cell)
+        for shown, bare in recorded.items():   # the recorded value goes: the run's own takes its place
+            text = text.replace(shown, bare)
         text = SAVED_NOTE if text.startswith("> **This is the Colab / Jupyter copy") else _PLACEHOLDER.sub(value, text)
         cell["source"] = text.splitlines(keepends=True) if isinstance(cell["source"], list) else text
     return new
@@ -186,15 +185,18 @@ def saved_runs(app, exception) -> None:
     """After the build: write ``saved/<stem>.ipynb`` (:func:`saved_copy`) for each chapter the build ran."""
     if exception is not None or getattr(app.builder, "format", "") != "html":
         return
+    from neurips24.colab import load_book_values
+
     executed = Path(app.outdir).parent / "jupyter_execute" / "notebooks"
     out = Path(app.outdir) / "saved"
+    book = load_book_values(Path(app.srcdir))
     for path in sorted((Path(app.srcdir) / "colab").glob("*.ipynb")):
         run, glue = executed / path.name, executed / f"{path.stem}.glue.json"
         if not run.is_file():
             continue
         glued = json.loads(glue.read_text(encoding="utf-8")) if glue.is_file() else {}
         nb = saved_copy(json.loads(path.read_text(encoding="utf-8")), json.loads(run.read_text(encoding="utf-8")),
-                        glued)
+                        glued, book.get(path.stem))
         if nb is None:
             continue
         out.mkdir(parents=True, exist_ok=True)
