@@ -78,6 +78,16 @@ CLIPPED = """async () => {
   return bad;
 }"""
 
+# The elements that stick out of the viewport with no scrolling box around them (what widens the page).
+WIDENERS = """() => { const W = document.documentElement.clientWidth; const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (e.getBoundingClientRect().right <= W + 1) continue;
+    let boxed = false;
+    for (let n = e.parentElement; n && n !== document.body; n = n.parentElement) {
+      if (getComputedStyle(n).overflowX !== 'visible') { boxed = true; break; } }
+    if (!boxed) out.push(e.tagName.toLowerCase() + '.' + e.className + ': ' + (e.innerText || '').slice(0, 60)); }
+  return out; }"""
+
 # Links inside the primary sidebar (chapters) or the page's contents that a reader can see now.
 VISIBLE_LINKS = """(selector) => [...document.querySelectorAll(selector)].filter(a => {
   if (a.checkVisibility && !a.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) return false;
@@ -230,6 +240,19 @@ def test_equations_and_tables_fit_or_scroll(browser_context, site_url, path, wid
     finally:
         page.close()
     assert not clipped, f"{len(clipped)} clipped at {width} width: {clipped[:3]}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_page_is_wider_than_a_phone(browser_context, site_url, path):
+    """At 390 px nothing widens the page itself (an inline path, a test id, a header button): what is wider than
+    the column scrolls inside its own box."""
+    page = _open(browser_context, site_url, path, WIDTHS["phone"])
+    try:
+        width = page.evaluate("document.documentElement.scrollWidth")
+        wide = page.evaluate(WIDENERS) if width > WIDTHS["phone"][0] + 1 else []
+    finally:
+        page.close()
+    assert width <= WIDTHS["phone"][0] + 1, f"the page is {width} px wide at {WIDTHS['phone'][0]} px: {wide[:3]}"
 
 
 @pytest.mark.parametrize("width", WIDTHS)
