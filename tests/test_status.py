@@ -91,6 +91,38 @@ def test_toc_chapters_in_book_order_with_their_claim_prefixes(book):
     ]
 
 
+def test_toc_chapters_resolve_aliases_and_read_the_packages_claim_ids(book):
+    """`ih.reproduction.checks` with `from neurips24 import iteration_heads as ih`, a bare `reproduction.checks`
+    after `from neurips24.dq import reproduction`, and `mk.reproduction.portrait_checks`: each chapter gets the
+    claim-id prefixes written in its package's reproduction.py (teg writes 'textual_edge_graphs.*')."""
+    for package, ids in {"iteration_heads": ["iteration_heads.cot"], "dq": ["dlq.one", "dlq.two"],
+                         "mk": ["markov.x"], "teg": ["textual_edge_graphs.y"]}.items():
+        folder = book / "src" / "neurips24" / package
+        folder.mkdir(parents=True)
+        (folder / "reproduction.py").write_text("\n".join(f'OUT["{i}"] = 1' for i in ids)
+                                                + '\nRECORD = "full_scale.json"\n')
+    _notebook(book / "notebooks" / "alpha.ipynb", "Alpha chapter",
+              "from neurips24 import claims, iteration_heads as ih, glue\nfrom neurips24.dq import reproduction\n"
+              "for c, kw in ih.reproduction.checks(r).items():\n    claims.check(c, **kw)\n"
+              "d = reproduction.checks(det)\n")
+    _notebook(book / "notebooks" / "beta.ipynb", "Beta chapter",
+              "from neurips24 import mk, teg\nfor c, kw in mk.reproduction.portrait_checks(p).items():\n"
+              "    claims.check(c, **kw)\nfor c, kw in teg.reproduction.checks(g).items():\n"
+              "    claims.check(c, **kw)\n")
+    prefixes = {ch["doc"]: ch["prefixes"] for ch in status.toc_chapters(book)}
+    assert prefixes == {"notebooks/alpha": {"iteration_heads", "dlq"},
+                        "notebooks/beta": {"markov", "textual_edge_graphs"}}
+
+
+def test_every_chapter_of_the_book_finds_its_claims():
+    """Each chapter of the real book is matched to at least one claim-id prefix, and no two share one (else the
+    status page's overview would say 'not run' for a chapter that ran)."""
+    chapters = status.toc_chapters(Path(__file__).resolve().parents[1])
+    assert chapters and all(ch["prefixes"] for ch in chapters), [ch["doc"] for ch in chapters if not ch["prefixes"]]
+    every = [p for ch in chapters for p in ch["prefixes"]]
+    assert len(every) == len(set(every))
+
+
 @pytest.mark.parametrize("value, text", [
     (0.123456, "0.123"), (12345.0, "1.23e+04"), (3, "3"), (True, "yes"), ("≥ 10x", "≥ 10x"),
     ([1.0, 2.5], "[1, 2.5]"), ({"K=2": 0.97812, "K=32": [0.5, 0.25]}, "K=2: 0.978; K=32: [0.5, 0.25]"),

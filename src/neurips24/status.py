@@ -23,8 +23,15 @@ from .claims import format_value
 
 _TOC_NOTEBOOK = re.compile(r"^\s*-?\s*file:\s*(notebooks/[\w\-]+)\s*$", re.M)
 _CHECK_CALL = re.compile(r"""\bcheck\(\s*[fr]?["']([A-Za-z0-9_\-]+)\.""")
-# a chapter whose checks come from its package's reproduction module: `for cid, kw in cts.reproduction.checks(...)`
-_CHECKS_LOOP = re.compile(r"\b([a-z_][a-z0-9_]*)\.reproduction\.checks\(")
+# a chapter whose checks come from its package's reproduction module: `for cid, kw in cts.reproduction.checks(...)`,
+# `ih.reproduction.checks(...)` (an alias), `markov.reproduction.portrait_checks(...)`, or a bare
+# `reproduction.checks(...)` after `from neurips24.dlq import reproduction`
+_CHECKS_LOOP = re.compile(r"(?<![\w.])(?:([a-z_][a-z0-9_]*)\.)?reproduction\.[a-z_]*checks\(")
+_FROM_BOOK = re.compile(r"^from neurips24 import ([\w ,]+)$", re.M)
+_FROM_PACKAGE = re.compile(r"^from neurips24\.([a-z_][a-z0-9_]*) import reproduction\b", re.M)
+_IMPORT_AS = re.compile(r"^import neurips24\.([a-z_][a-z0-9_]*) as ([a-z_][a-z0-9_]*)$", re.M)
+# a claim id written in a package's reproduction module ("markov.small_init"), not a file name ("record.json")
+_CLAIM_ID = re.compile(r"""["']([a-z_][a-z0-9_]*)\.(?!(?:json|npz|npy|csv|py|txt|md)["'])[a-z][a-z0-9_]*["']""")
 RESEED_VAR = "NEURIPS24_RESEED_DIR"
 MUTANTS_VAR = "NEURIPS24_MUTANTS_DIR"
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|${}])")
@@ -44,16 +51,44 @@ def toc_chapters(root: Path) -> list[dict]:
     for doc in _TOC_NOTEBOOK.findall(toc):
         nb = json.loads((root / f"{doc}.ipynb").read_text(encoding="utf-8"))
         title, prefixes = Path(doc).name, set()
+        code = "\n".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+                         for c in nb["cells"] if c["cell_type"] == "code")
+        prefixes.update(_CHECK_CALL.findall(code))
+        for package in _reproduction_packages(code):
+            prefixes.update(_claim_prefixes(root, package))
         for cell in nb["cells"]:
             text = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            if cell["cell_type"] == "code":
-                prefixes.update(_CHECK_CALL.findall(text))
-                prefixes.update(_CHECKS_LOOP.findall(text))
-            elif title == Path(doc).name:
+            if cell["cell_type"] == "markdown" and title == Path(doc).name:
                 heading = next((ln[2:].strip() for ln in text.splitlines() if ln.startswith("# ")), None)
                 title = heading or title
         chapters.append({"doc": doc, "title": title, "prefixes": prefixes})
     return chapters
+
+
+def _reproduction_packages(code: str) -> set[str]:
+    """The book's packages whose ``reproduction.*checks(...)`` a chapter's code calls, with its import aliases
+    resolved (``from neurips24 import iteration_heads as ih``; ``from neurips24.dlq import reproduction``)."""
+    alias = {}
+    for names in _FROM_BOOK.findall(code):
+        for item in names.split(","):
+            parts = item.split()
+            if parts:
+                alias[parts[-1]] = parts[0]
+    alias.update({short: package for package, short in _IMPORT_AS.findall(code)})
+    bare = _FROM_PACKAGE.findall(code)
+    packages = set()
+    for name in _CHECKS_LOOP.findall(code):
+        packages.update([alias.get(name, name)] if name else bare)
+    return packages
+
+
+def _claim_prefixes(root: Path, package: str) -> set[str]:
+    """The claim-id prefixes written in ``src/neurips24/<package>/reproduction.py`` (e.g. {'textual_edge_graphs'}
+    for ``teg``), or ``{package}`` when that file is not there."""
+    path = Path(root) / "src" / "neurips24" / package / "reproduction.py"
+    if not path.is_file():
+        return {package}
+    return set(_CLAIM_ID.findall(path.read_text(encoding="utf-8"))) or {package}
 
 
 def _cell(text: str) -> str:

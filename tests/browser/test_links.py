@@ -83,6 +83,13 @@ def test_status_page_lists_every_chapter():
     assert not missing, f"chapters the status page does not list: {missing}"
 
 
+def test_status_page_overview_finds_every_chapters_claims():
+    """A chapter that ran and recorded its checks is never 'not run' in the overview (its claim-id prefix was not
+    matched to its notebook once: four chapters read 'not run' beside their own ledgers)."""
+    status = " ".join(_text(SITE / "book" / "status.html").split())
+    assert not re.search(r"\bnot run — —", status), "a chapter reads 'not run' in the status page's overview"
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.stem)
 def test_status_page_shows_the_numbers_the_chapter_showed(chapter):
     cards = _parse(chapter).cards
