@@ -285,3 +285,11 @@ def test_outcome_computes_without_recording_or_raising(tmp_path):
     assert not (tmp_path / "claims").exists()
     with pytest.raises(ValueError):
         claims.outcome("demo.o", claim="c", measured=0, paper=1, test=lambda v: v > 0, expect="not reproduced")
+
+
+def test_elapsed_s_is_the_clock_of_the_records(tmp_path, monkeypatch):
+    monkeypatch.setenv(claims.ENV_VAR, str(tmp_path))
+    before = claims.elapsed_s()
+    record = claims.check("demo.clock", claim="c", measured=1.0, paper=1.0, holds=True)
+    after = claims.elapsed_s()
+    assert 0 <= before <= record["elapsed_s"] <= after

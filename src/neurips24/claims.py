@@ -219,6 +219,12 @@ def bootstrap_interval(samples, statistic: Callable = np.mean, level: float = 0.
     return Interval(estimate, low, high, level, f"bootstrap ({method}) of the {name}, n={x.size}")
 
 
+def elapsed_s() -> float:
+    """Seconds of wall time since this process imported ``neurips24`` (in a chapter: since its setup cell), the
+    clock every record's ``elapsed_s`` reads; a chapter glues it after its last check for its title card's time."""
+    return round(time.perf_counter() - _T0, 1)
+
+
 def claims_dir() -> Path:
     """Folder the records go to: ``$NEURIPS24_CLAIMS_DIR`` or ``~/.cache/neurips24/claims``."""
     env = os.environ.get(ENV_VAR)
@@ -388,7 +394,7 @@ def check(claim_id: str, *, claim: str, measured, paper, holds=None, test: Calla
     record = Claim(_evaluate(claim_id, claim, measured, paper, holds, test, control, interval, expect,
                              paper_source, scale, per_seed, tried, command, fragile))
     record["time"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-    record["elapsed_s"] = round(time.perf_counter() - _T0, 1)
+    record["elapsed_s"] = elapsed_s()
     folder = claims_dir()
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / f"{record['chapter']}.jsonl", "a", encoding="utf-8") as fh:
