@@ -293,3 +293,10 @@ def test_elapsed_s_is_the_clock_of_the_records(tmp_path, monkeypatch):
     record = claims.check("demo.clock", claim="c", measured=1.0, paper=1.0, holds=True)
     after = claims.elapsed_s()
     assert 0 <= before <= record["elapsed_s"] <= after
+
+
+def test_paper_text_names_its_source_once():
+    assert claims.paper_text({"paper": 0.624, "paper_source": "Fig. 4"}) == "0.624 (Fig. 4)"
+    assert claims.paper_text({"paper": "O(d) steps (p. 8 figure as described)", "paper_source": "p. 8 figure"}) \
+        == "O(d) steps (p. 8 figure as described)"
+    assert claims.paper_text({"paper": "> 0", "paper_source": None}) == "> 0"

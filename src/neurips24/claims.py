@@ -432,13 +432,18 @@ def _seed_values(per_seed: Mapping) -> str:
     return ", ".join(f"{k}: {format_value(v)}" for k, v in per_seed.items())
 
 
+def paper_text(record: Mapping) -> str:
+    """The paper's value with its source in brackets ('0.624 (Fig. 4)'), the source left out where the value's text
+    already names it ('... (abstract)' is not followed by '(abstract)' again)."""
+    text, source = format_value(record["paper"]), record.get("paper_source")
+    return text + (f" ({source})" if source and str(source).lower() not in text.lower() else "")
+
+
 def card_rows(record: Mapping) -> list[tuple[str, str]]:
     """The rows of a check's card, (label, text), in the order a reader needs them: the paper, ours, each seed's
     value, the interval, the control, then what was tried, the command of a claim not run here, and whether the
     verdict depends on the seed."""
-    rows = [("Paper", format_value(record["paper"])
-             + (f" ({record['paper_source']})" if record.get("paper_source") else "")),
-            ("Ours", format_value(record["measured"]))]
+    rows = [("Paper", paper_text(record)), ("Ours", format_value(record["measured"]))]
     if record.get("per_seed"):
         rows.append((f"Per seed ({len(record['per_seed'])})", _seed_values(record["per_seed"])))
     if record.get("interval"):

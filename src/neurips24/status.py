@@ -117,11 +117,6 @@ def _count(records: list[dict], *outcomes: str, negate: bool = False) -> int:
     return sum((_outcome(r) in outcomes) != negate for r in records)
 
 
-def _paper(rec: dict) -> str:
-    source = rec.get("paper_source")
-    return format_value(rec["paper"]) + (f" ({source})" if source else "")
-
-
 def _control(rec: dict) -> str:
     ctrl = rec.get("control")
     if not ctrl:
@@ -347,7 +342,8 @@ def render(records: list[dict], chapters: list[dict], *, version: str = "unknown
                       else "; ".join(f"{s}: {_result(at[s])}" for s in ("fast", "full")))
             full_cell = f" {ours['full']} |" if has_full else ""
             rs = other.get(claim_id) if "fast" in at else None
-            lines.append(f"| {result} | {_claim_link(claim_id, doc)} {_cell(main['claim'])} | {_cell(_paper(main))} "
+            paper = _cell(claims.paper_text(main))
+            lines.append(f"| {result} | {_claim_link(claim_id, doc)} {_cell(main['claim'])} | {paper} "
                          f"| {ours['fast']} |{full_cell} {_cell(_control(main))} | {_cell(_seeds(main))} "
                          f"| {_cell(_interval(main))} | {same_verdict(main, rs)} | {_cell(why(main, rs))} |")
         lines += ["", ":::", ""]
