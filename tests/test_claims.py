@@ -300,3 +300,18 @@ def test_paper_text_names_its_source_once():
     assert claims.paper_text({"paper": "O(d) steps (p. 8 figure as described)", "paper_source": "p. 8 figure"}) \
         == "O(d) steps (p. 8 figure as described)"
     assert claims.paper_text({"paper": "> 0", "paper_source": None}) == "> 0"
+
+
+@pytest.mark.parametrize("record, category", [
+    ({"outcome": "pass"}, "passed, and its control failed"),
+    ({"outcome": "not reproduced", "tried": "200 epochs"}, "below the book's threshold at this scale"),
+    ({"outcome": "not run here", "command": "make full"}, "NOT RUN HERE: the paper's setting needs full scale"),
+    ({"outcome": "pass", "fragile": "near the bar"}, "fragile across seeds"),
+    ({"outcome": "control holds"}, "failed: control holds"),
+    ({"holds": True}, "passed, and its control failed"),
+])
+def test_why_category_and_the_cards_why_row(record, category):
+    assert claims.why_category(record) == category
+    full = {"claim_id": "demo.x", "claim": "c", "measured": 1.0, "paper": 1.0, "holds": True, "outcome": "pass",
+            **record}
+    assert ("Why", category) in claims.card_rows(full)

@@ -439,10 +439,27 @@ def paper_text(record: Mapping) -> str:
     return text + (f" ({source})" if source and str(source).lower() not in text.lower() else "")
 
 
+def why_category(record: Mapping) -> str:
+    """Why a record has its verdict, as one of the categories a reader scans: 'passed, and its control failed',
+    'below the book's threshold at this scale', 'NOT RUN HERE: the paper's setting needs full scale', 'fragile
+    across seeds' (declared), or 'failed: <outcome>'. The card's Tried, Command and Seeds rows, and the status
+    page's Why column, give the details."""
+    outcome = record.get("outcome") or ("pass" if record.get("holds") else "fail")
+    if outcome == "not run here":
+        return "NOT RUN HERE: the paper's setting needs full scale"
+    if record.get("fragile"):
+        return "fragile across seeds"
+    if outcome == "pass":
+        return "passed, and its control failed"
+    if outcome == "not reproduced":
+        return "below the book's threshold at this scale"
+    return f"failed: {outcome}"
+
+
 def card_rows(record: Mapping) -> list[tuple[str, str]]:
     """The rows of a check's card, (label, text), in the order a reader needs them: the paper, ours, each seed's
-    value, the interval, the control, then what was tried, the command of a claim not run here, and whether the
-    verdict depends on the seed."""
+    value, the interval, the control, why the verdict is what it is (:func:`why_category`), then what was tried,
+    the command of a claim not run here, and whether the verdict depends on the seed."""
     rows = [("Paper", paper_text(record)), ("Ours", format_value(record["measured"]))]
     if record.get("per_seed"):
         rows.append((f"Per seed ({len(record['per_seed'])})", _seed_values(record["per_seed"])))
@@ -452,6 +469,7 @@ def card_rows(record: Mapping) -> list[tuple[str, str]]:
     ctrl = record.get("control")
     rows.append(("Control", f"{ctrl['name']}: {format_value(ctrl['measured'])} "
                  f"({'holds' if ctrl['holds'] else 'does not hold'})" if ctrl else "none"))
+    rows.append(("Why", why_category(record)))
     if record.get("tried"):
         rows.append(("Tried", record["tried"]))
     if record.get("command"):

@@ -147,19 +147,16 @@ def why(rec: dict, reseed: dict | None = None) -> str:
     'NOT RUN HERE' (the paper's setting needs full scale; the command follows), 'fragile across seeds'
     (declared, or the verdict differs at another seed set), or the failure.
     """
-    outcome = _outcome(rec)
+    outcome, category = _outcome(rec), claims.why_category(rec)
     if outcome == "not run here":
-        return f"NOT RUN HERE: the paper's setting needs full scale; run `{rec.get('command', '')}`"
+        return f"{category}; run `{rec.get('command', '')}`"
     if rec.get("fragile"):
-        return f"fragile across seeds: {rec['fragile']}"
+        return f"{category}: {rec['fragile']}"
     if reseed is not None and _outcome(reseed) != outcome:
         return f"fragile across seeds: {BADGES.get(_outcome(reseed), _outcome(reseed))} at another seed set"
-    if outcome == "pass":
-        return "passed, and its control failed"
-    if outcome == "not reproduced":
-        tried = rec.get("tried")
-        return "below the book's threshold at this scale" + (f"; tried: {tried}" if tried else "")
-    return f"failed: {outcome}"
+    if outcome == "not reproduced" and rec.get("tried"):
+        return f"{category}; tried: {rec['tried']}"
+    return category
 
 
 def _seeds(rec: dict) -> str:
